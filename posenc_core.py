@@ -1,0 +1,1212 @@
+r"""Positional encodings for Transformers, in plain numpy.
+
+This module is the single source of the mathematics used by the book: every
+chapter, exercise and in-page script computes with these functions or is
+tested against them. Each function implements one equation, states it in its
+docstring, names the paper it comes from and refuses bad input with a
+``ValueError`` that names the argument and says what is allowed.
+
+All floating-point results are ``float64``. Nothing runs at import time.
+
+References
+----------
+.. [Vaswani2017] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017.
+.. [Shaw2018] P. Shaw, J. Uszkoreit, A. Vaswani, "Self-Attention with Relative
+   Position Representations", NAACL 2018.
+.. [Raffel2020] C. Raffel et al., "Exploring the Limits of Transfer Learning
+   with a Unified Text-to-Text Transformer", JMLR 21, 2020 (T5).
+.. [Press2022] O. Press, N. Smith, M. Lewis, "Train Short, Test Long:
+   Attention with Linear Biases Enables Input Length Extrapolation",
+   ICLR 2022 (ALiBi).
+.. [Su2021] J. Su et al., "RoFormer: Enhanced Transformer with Rotary Position
+   Embedding", arXiv:2104.09864, 2021.
+.. [Chen2023] S. Chen et al., "Extending Context Window of Large Language
+   Models via Positional Interpolation", arXiv:2306.15595, 2023.
+.. [Peng2023] B. Peng et al., "YaRN: Efficient Context Window Extension of
+   Large Language Models", arXiv:2309.00071, 2023.
+.. [Llama3] A. Grattafiori et al., "The Llama 3 Herd of Models",
+   arXiv:2407.21783, 2024 (RoPE scaling released with Llama 3.1).
+"""
+
+import numpy as np
+
+__all__ = [
+    "sinusoidal_encoding",
+    "frequencies",
+    "wavelengths",
+    "relative_shift_matrix",
+    "binary_encoding",
+    "self_attention",
+    "apply_rope",
+    "t5_relative_position_bucket",
+    "alibi_slopes",
+    "alibi_bias",
+    "relative_positions",
+    "rope_frequencies",
+    "yarn_attention_scale",
+    # chapter 6
+    "rope_decay_bound",
+    "rope_layout_permutation",
+    "round_significand",
+    # chapter 5
+    "shaw_attention",
+]
+
+#: Largest number of elements a result may have (2**27 float64 = 1 GiB).
+#: Bigger requests are refused up front instead of by the operating system.
+MAX_ELEMENTS = 2**27
+
+_LAYOUTS = ("interleaved", "concat")
+_ROPE_LAYOUTS = ("interleaved", "half")
+_SCALING_KEYS = {
+    "linear": {"factor": None},
+    "ntk": {"factor": None},
+    "yarn": {
+        "factor": None,
+        "original_max_position_embeddings": None,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+    },
+    "llama3": {
+        "factor": None,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": None,
+    },
+}
+
+
+# ----------------------------------------------------------------- checks
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_int(name, value, minimum, what=None):
+    if not _is_int(value) or value < minimum:
+        what = what or f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def _check_d(name, value):
+    if not _is_int(value) or value <= 0 or value % 2:
+        raise ValueError(
+            f"{name} must be a positive even integer, got {value!r}"
+        )
+    return int(value)
+
+
+def _check_real(name, value, *, low=None, low_open=True, what):
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not (
+        isinstance(value, bool))
+    if ok:
+        value = float(value)
+        ok = np.isfinite(value) and (
+            low is None or (value > low if low_open else value >= low)
+        )
+    if not ok:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return value
+
+
+def _check_base(base):
+    return _check_real("base", base, low=1.0, what="a finite number > 1")
+
+
+def _check_size(*shape):
+    count = 1
+    for s in shape:
+        count *= int(s)
+    if count > MAX_ELEMENTS:
+        raise ValueError(
+            f"the result would have {count} elements (shape {tuple(shape)}); "
+            f"at most {MAX_ELEMENTS} are allowed"
+        )
+
+
+def _float_array(name, value, what):
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be {what} ({err})") from None
+    if arr.dtype == bool or not (
+        np.issubdtype(arr.dtype, np.integer)
+        or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be {what}, with finite values only")
+    return arr
+
+
+def _positions(positions):
+    """An int n gives 0..n-1; otherwise a 1-D array of finite reals."""
+    what = "an int n >= 0 or a 1-D array-like of finite real positions"
+    if _is_int(positions):
+        n = _check_int("positions", positions, 0, what)
+        _check_size(n)
+        return np.arange(n, dtype=np.float64)
+    pos = _float_array("positions", positions, what)
+    if pos.ndim != 1:
+        raise ValueError(f"positions must be {what}, got shape {pos.shape}")
+    return pos
+
+
+def _integer_array(name, value, what):
+    arr = _float_array(name, value, what)
+    if np.any(arr != np.round(arr)) or np.any(np.abs(arr) > 2.0**53):
+        raise ValueError(f"{name} must be {what}, got non-integer values")
+    return arr.astype(np.int64)
+
+
+# ------------------------------------------------------ absolute sinusoids
+
+
+def frequencies(d_model, *, base=10000.0):
+    r"""Angular frequency of each sin/cos pair of the sinusoidal encoding.
+
+    .. math::
+
+        \omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}},
+        \qquad i = 0, \dots, d_{\mathrm{model}}/2 - 1
+
+    from [Vaswani2017]_, section 3.5. Pair ``i`` occupies dimensions ``2i``
+    and ``2i+1`` (interleaved layout).
+
+    Parameters
+    ----------
+    d_model : int
+        Model dimension, a positive even integer.
+    base : float, optional
+        Base of the geometric progression, a finite number > 1.
+
+    Returns
+    -------
+    omega : ndarray of float64, shape (d_model // 2,)
+        Decreasing from ``omega[0] == 1``.
+
+    Examples
+    --------
+    >>> frequencies(8)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    d_model = _check_d("d_model", d_model)
+    base = _check_base(base)
+    _check_size(d_model // 2)
+    i = np.arange(d_model // 2, dtype=np.float64)
+    return base ** (-2.0 * i / d_model)
+
+
+def wavelengths(d_model, *, base=10000.0):
+    r"""Wavelength, in positions, of each sin/cos pair.
+
+    .. math::
+
+        \lambda_i = \frac{2\pi}{\omega_i}
+        = 2\pi \cdot \mathrm{base}^{2i/d_{\mathrm{model}}}
+
+    A geometric progression from :math:`2\pi` to
+    :math:`2\pi\cdot\mathrm{base}^{(d_{\mathrm{model}}-2)/d_{\mathrm{model}}}`
+    ([Vaswani2017]_, section 3.5).
+
+    Parameters
+    ----------
+    d_model : int
+        Model dimension, a positive even integer.
+    base : float, optional
+        A finite number > 1.
+
+    Returns
+    -------
+    wavelength : ndarray of float64, shape (d_model // 2,)
+
+    Examples
+    --------
+    >>> round(float(wavelengths(512)[-1]), 1)
+    60611.5
+    """
+    return 2.0 * np.pi / frequencies(d_model, base=base)
+
+
+def sinusoidal_encoding(positions, d_model, *, base=10000.0,
+                        layout="interleaved"):
+    r"""The sinusoidal position encoding matrix of [Vaswani2017]_.
+
+    .. math::
+
+        P_{pos,\,2i} = \sin(pos\,\omega_i), \qquad
+        P_{pos,\,2i+1} = \cos(pos\,\omega_i), \qquad
+        \omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}
+
+    Parameters
+    ----------
+    positions : int or array_like of real, shape (n,)
+        An int ``n`` means positions ``0, 1, ..., n-1``; otherwise the
+        positions themselves (integers or reals).
+    d_model : int
+        Model dimension, a positive even integer.
+    base : float, optional
+        A finite number > 1.
+    layout : {"interleaved", "concat"}, optional
+        ``"interleaved"`` puts pair ``i`` in columns ``2i`` (sin) and
+        ``2i+1`` (cos), as in the paper. ``"concat"`` puts all sines first
+        and all cosines after them: column ``i`` is ``sin(pos*omega_i)``
+        and column ``d_model/2 + i`` is ``cos(pos*omega_i)``, as in
+        tensor2tensor, fairseq and Marian.
+
+    Returns
+    -------
+    P : ndarray of float64, shape (n, d_model)
+        Row ``r`` encodes ``positions[r]``; every entry lies in [-1, 1].
+
+    Examples
+    --------
+    >>> sinusoidal_encoding(2, 4).round(4)
+    array([[0.    , 1.    , 0.    , 1.    ],
+           [0.8415, 0.5403, 0.01  , 1.    ]])
+    >>> sinusoidal_encoding([1], 4, layout="concat").round(4)
+    array([[0.8415, 0.01  , 0.5403, 1.    ]])
+    """
+    if layout not in _LAYOUTS:
+        raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
+    omega = frequencies(d_model, base=base)
+    pos = _positions(positions)
+    _check_size(pos.size, d_model)
+    angle = pos[:, None] * omega[None, :]
+    P = np.empty((pos.size, d_model))
+    if layout == "interleaved":
+        P[:, 0::2] = np.sin(angle)
+        P[:, 1::2] = np.cos(angle)
+    else:
+        P[:, : d_model // 2] = np.sin(angle)
+        P[:, d_model // 2:] = np.cos(angle)
+    return P
+
+
+def relative_shift_matrix(k, d_model, *, base=10000.0):
+    r"""The linear map that moves an interleaved encoding by ``k`` positions.
+
+    By the angle-addition formulas, each sin/cos pair of the encoding
+    rotates:
+
+    .. math::
+
+        \begin{pmatrix} \sin((p+k)\omega_i) \\ \cos((p+k)\omega_i)
+        \end{pmatrix}
+        = \begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\
+                          -\sin k\omega_i & \cos k\omega_i \end{pmatrix}
+          \begin{pmatrix} \sin p\omega_i \\ \cos p\omega_i \end{pmatrix}
+
+    so :math:`PE(p+k) = M_k\,PE(p)` with :math:`M_k` block-diagonal and
+    independent of ``p`` ([Vaswani2017]_, section 3.5).
+
+    Parameters
+    ----------
+    k : float
+        The shift, any finite real (negative and fractional allowed).
+    d_model : int
+        Model dimension, a positive even integer.
+    base : float, optional
+        A finite number > 1.
+
+    Returns
+    -------
+    M : ndarray of float64, shape (d_model, d_model)
+        Orthogonal and block-diagonal with 2x2 blocks.
+
+    Examples
+    --------
+    >>> M = relative_shift_matrix(3, 8)
+    >>> bool(np.allclose(M @ sinusoidal_encoding([5], 8)[0],
+    ...                  sinusoidal_encoding([8], 8)[0]))
+    True
+    """
+    k = _check_real("k", k, what="a finite real number")
+    omega = frequencies(d_model, base=base)
+    _check_size(d_model, d_model)
+    cos, sin = np.cos(k * omega), np.sin(k * omega)
+    M = np.zeros((d_model, d_model))
+    idx = np.arange(0, d_model, 2)
+    M[idx, idx] = cos
+    M[idx, idx + 1] = sin
+    M[idx + 1, idx] = -sin
+    M[idx + 1, idx + 1] = cos
+    return M
+
+
+def binary_encoding(positions, n_bits):
+    r"""The bits of each position, least significant bit first.
+
+    .. math::
+
+        B_{pos,\,j} = \lfloor pos / 2^j \rfloor \bmod 2
+
+    Column 0 flips at every step, like dimension 0 of the sinusoidal
+    encoding, which is its fastest wave.
+
+    Parameters
+    ----------
+    positions : int or array_like of int, shape (n,)
+        An int ``n`` means ``0, ..., n-1``; otherwise non-negative integers,
+        each below ``2**n_bits``.
+    n_bits : int
+        Number of bits, 1 to 63.
+
+    Returns
+    -------
+    B : ndarray of int64, shape (n, n_bits)
+        Entries 0 or 1.
+
+    Examples
+    --------
+    >>> binary_encoding([5, 6], 3)
+    array([[1, 0, 1],
+           [0, 1, 1]])
+    """
+    n_bits = _check_int("n_bits", n_bits, 1, "an integer from 1 to 63")
+    if n_bits > 63:
+        raise ValueError(f"n_bits must be an integer from 1 to 63, got {n_bits}")
+    what = "an int n >= 0 or a 1-D array-like of non-negative integers"
+    if _is_int(positions):
+        n = _check_int("positions", positions, 0, what)
+        _check_size(n, n_bits)
+        pos = np.arange(n, dtype=np.int64)
+    else:
+        pos = _integer_array("positions", positions, what)
+        if pos.ndim != 1 or np.any(pos < 0):
+            raise ValueError(f"positions must be {what}")
+        _check_size(pos.size, n_bits)
+    if pos.size and pos.max() >= 2**n_bits:
+        raise ValueError(
+            f"positions must be below 2**n_bits = {2**n_bits}, "
+            f"got {int(pos.max())}"
+        )
+    return (pos[:, None] >> np.arange(n_bits, dtype=np.int64)) & 1
+
+
+# -------------------------------------------------------------- attention
+
+
+def self_attention(x, w_q, w_k, w_v, *, bias=None, causal=False):
+    r"""Single-head scaled dot-product self-attention ([Vaswani2017]_).
+
+    .. math::
+
+        S = \frac{(X W_Q)(X W_K)^\top}{\sqrt{d_k}} + B, \qquad
+        A = \mathrm{softmax}_{\text{rows}}(S), \qquad
+        \text{output} = A\,(X W_V)
+
+    With ``causal=True``, entries with key index ``j`` greater than query
+    index ``i`` are set to :math:`-\infty` before the softmax.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d_model)
+        One row per token.
+    w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key projections.
+    w_v : array_like, shape (d_model, d_v)
+        Value projection.
+    bias : array_like, shape (n, n), optional
+        Added to the scores, e.g. from :func:`alibi_bias`; ``-inf`` entries
+        mask a key, NaN is not allowed.
+    causal : bool, optional
+        Mask future keys.
+
+    Returns
+    -------
+    output : ndarray of float64, shape (n, d_v)
+    weights : ndarray of float64, shape (n, n)
+        Each row sums to 1.
+
+    Examples
+    --------
+    >>> x = np.eye(3)
+    >>> out, A = self_attention(x, x, x, x, causal=True)
+    >>> A[0].tolist()
+    [1.0, 0.0, 0.0]
+    >>> bool(np.allclose(A.sum(axis=1), 1))
+    True
+    """
+    x = _float_array("x", x, "a 2-D array (n, d_model) of finite reals")
+    if x.ndim != 2:
+        raise ValueError(f"x must be a 2-D array (n, d_model), got shape {x.shape}")
+    n, d_model = x.shape
+    mats = {}
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = _float_array(name, w, f"a 2-D array ({d_model}, d) of finite reals")
+        if w.ndim != 2 or w.shape[0] != d_model:
+            raise ValueError(
+                f"{name} must have shape ({d_model}, d) to match x, "
+                f"got {w.shape}"
+            )
+        mats[name] = w
+    if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
+        raise ValueError(
+            "w_q and w_k must have the same number of columns d_k, got "
+            f"{mats['w_q'].shape[1]} and {mats['w_k'].shape[1]}"
+        )
+    if mats["w_q"].shape[1] == 0:
+        raise ValueError("w_q and w_k must have at least one column")
+    if causal not in (True, False):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
+    scores = q @ k.T / np.sqrt(q.shape[1])
+    if bias is not None:
+        b = np.asarray(bias, dtype=np.float64) if not isinstance(
+            bias, (str, bytes)) else None
+        if b is None or b.shape != (n, n) or np.any(np.isnan(b)) or np.any(
+                b == np.inf):
+            raise ValueError(
+                f"bias must be an ({n}, {n}) array of reals or -inf, got "
+                f"{getattr(b, 'shape', bias)!r}"
+            )
+        scores = scores + b
+    if causal:
+        scores = np.where(np.tri(n, dtype=bool), scores, -np.inf)
+    top = scores.max(axis=1, keepdims=True) if n else scores
+    if n and np.any(np.isneginf(top)):
+        raise ValueError(
+            "bias must leave every query at least one key that is not -inf"
+        )
+    e = np.exp(scores - top)
+    weights = e / e.sum(axis=1, keepdims=True)
+    return weights @ v, weights
+
+
+# ------------------------------------------------------------------- RoPE
+
+
+def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
+               frequencies=None):
+    r"""Rotary position embedding: rotate each pair of dimensions.
+
+    Each pair :math:`(x_1, x_2)` of a query or key at position ``pos`` is
+    rotated by the angle :math:`pos\,\theta_i` ([Su2021]_, eq. 34):
+
+    .. math::
+
+        x_1' = x_1 \cos(pos\,\theta_i) - x_2 \sin(pos\,\theta_i), \qquad
+        x_2' = x_2 \cos(pos\,\theta_i) + x_1 \sin(pos\,\theta_i),
+
+    with :math:`\theta_i = \mathrm{base}^{-2i/d}`, so that
+    :math:`\langle R_m q, R_n k\rangle` depends only on :math:`m - n`.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n, d)
+        Queries or keys; ``d`` even. Leading axes (batch, heads) are kept.
+    positions : int or array_like of real, shape (n,)
+        An int ``n`` means ``0, ..., n-1``; otherwise one position per row.
+    base : float, optional
+        A finite number > 1; ignored when ``frequencies`` is given.
+    layout : {"interleaved", "half"}, optional
+        ``"interleaved"`` rotates pairs ``(2i, 2i+1)`` (RoFormer, GPT-J);
+        ``"half"`` rotates pairs ``(i, i + d/2)`` (GPT-NeoX, and LLaMA in
+        Hugging Face transformers).
+    frequencies : array_like, shape (d // 2,), optional
+        The angles per position :math:`\theta_i`, e.g. from
+        :func:`rope_frequencies`; finite and non-negative.
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``x``
+
+    Examples
+    --------
+    >>> apply_rope([[1.0, 0.0]], [np.pi / 2]).round(12)
+    array([[0., 1.]])
+    >>> apply_rope([[1.0, 0.0, 0.0, 0.0]], [1], layout="half").round(4)
+    array([[0.5403, 0.    , 0.8415, 0.    ]])
+    """
+    x = _float_array("x", x, "an array (..., n, d) of finite reals")
+    if x.ndim < 2 or x.shape[-1] % 2 or x.shape[-1] == 0:
+        raise ValueError(
+            "x must be an array (..., n, d) with an even last axis d > 0, "
+            f"got shape {x.shape}"
+        )
+    if layout not in _ROPE_LAYOUTS:
+        raise ValueError(
+            f"layout must be one of {_ROPE_LAYOUTS}, got {layout!r}"
+        )
+    d = x.shape[-1]
+    pos = _positions(positions)
+    if pos.size != x.shape[-2]:
+        raise ValueError(
+            f"positions must give one position per row of x (x.shape[-2] = "
+            f"{x.shape[-2]}), got {pos.size}"
+        )
+    if frequencies is None:
+        theta = rope_frequencies(d, base=base)
+    else:
+        theta = _float_array(
+            "frequencies", frequencies,
+            f"a 1-D array of {d // 2} finite non-negative reals")
+        if theta.shape != (d // 2,) or np.any(theta < 0):
+            raise ValueError(
+                f"frequencies must be a 1-D array of {d // 2} finite "
+                f"non-negative reals (d = {d}), got shape {theta.shape}"
+            )
+    angle = pos[:, None] * theta[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    if layout == "interleaved":
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+    else:
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    out = np.empty_like(x)
+    r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+    if layout == "interleaved":
+        out[..., 0::2], out[..., 1::2] = r1, r2
+    else:
+        out[..., : d // 2], out[..., d // 2:] = r1, r2
+    return out
+
+
+def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
+    r"""RoPE angles per position, optionally rescaled for a longer context.
+
+    Without scaling, :math:`\theta_i = \mathrm{base}^{-2i/d}` for
+    :math:`i = 0, \dots, d/2 - 1` ([Su2021]_). With
+    ``scaling = {"type": ..., "factor": s, ...}``:
+
+    ``"linear"``, Position Interpolation ([Chen2023]_):
+        :math:`\theta_i' = \theta_i / s`.
+    ``"ntk"``, NTK-aware scaling:
+        the base becomes :math:`\mathrm{base}\cdot s^{d/(d-2)}`, which
+        leaves :math:`\theta_0` and divides the slowest
+        :math:`\theta_{d/2-1}` by exactly :math:`s`.
+    ``"yarn"``, "NTK-by-parts" of YaRN ([Peng2023]_), as in the paper's
+        reference code: with the training length ``L``
+        (``original_max_position_embeddings``), pair :math:`i` makes
+        :math:`L / \lambda_i` turns over the training length; the
+        correction range :math:`[\lfloor c(\beta_{fast})\rfloor,
+        \lceil c(\beta_{slow})\rceil]`, where
+        :math:`c(r) = d \ln(L / (2\pi r)) / (2 \ln \mathrm{base})`, is
+        clipped to :math:`[0, d-1]`; with
+        :math:`\gamma_i = 1 - \mathrm{clip}((i - low)/(high - low), 0, 1)`,
+        :math:`\theta_i' = \theta_i / s\,(1 - \gamma_i) + \theta_i \gamma_i`.
+        The attention temperature is :func:`yarn_attention_scale`.
+    ``"llama3"``, released with Llama 3.1 ([Llama3]_): wavelengths
+        :math:`\lambda_i = 2\pi/\theta_i` shorter than ``L/high_freq_factor``
+        are kept, longer than ``L/low_freq_factor`` are divided by ``s``,
+        and in between
+        :math:`\theta_i' = (1-\mu)\,\theta_i/s + \mu\,\theta_i` with
+        :math:`\mu = (L/\lambda_i - \mathrm{low})/(\mathrm{high}-\mathrm{low})`.
+
+    Parameters
+    ----------
+    head_dim : int
+        Dimension of one attention head, a positive even integer.
+    base : float, optional
+        A finite number > 1.
+    scaling : dict, optional
+        ``{"type": "linear" | "ntk", "factor": s}``,
+        ``{"type": "yarn", "factor": s, "original_max_position_embeddings":
+        L, "beta_fast": 32, "beta_slow": 1}`` or ``{"type": "llama3",
+        "factor": s, "low_freq_factor": 1, "high_freq_factor": 4,
+        "original_max_position_embeddings": L}``. ``s >= 1``; keys with a
+        value shown are optional. ``"rope_type"`` may be used for
+        ``"type"``, as in Hugging Face configs.
+
+    Returns
+    -------
+    theta : ndarray of float64, shape (head_dim // 2,)
+
+    Examples
+    --------
+    >>> rope_frequencies(4)
+    array([1.  , 0.01])
+    >>> rope_frequencies(4, scaling={"type": "linear", "factor": 2})
+    array([0.5  , 0.005])
+    >>> rope_frequencies(4, scaling={"type": "ntk", "factor": 2})
+    array([1.   , 0.005])
+    """
+    head_dim = _check_d("head_dim", head_dim)
+    base = _check_base(base)
+    _check_size(head_dim // 2)
+    i = np.arange(head_dim // 2, dtype=np.float64)
+    theta = base ** (-2.0 * i / head_dim)
+    if scaling is None:
+        return theta
+    kind, p = _scaling_params(scaling)
+    s = p["factor"]
+    if kind == "linear":
+        return theta / s
+    if kind == "ntk":
+        if head_dim == 2:
+            raise ValueError(
+                "head_dim must be at least 4 for NTK scaling, got 2"
+            )
+        new_base = base * s ** (head_dim / (head_dim - 2))
+        return new_base ** (-2.0 * i / head_dim)
+    L = p["original_max_position_embeddings"]
+    if kind == "yarn":
+        def correction_dim(rotations):
+            return (head_dim * np.log(L / (rotations * 2 * np.pi))
+                    / (2 * np.log(base)))
+
+        low = max(np.floor(correction_dim(p["beta_fast"])), 0.0)
+        high = min(np.ceil(correction_dim(p["beta_slow"])), head_dim - 1.0)
+        if low == high:
+            high += 0.001  # as in the reference code: avoid 0/0
+        ramp = np.clip((i - low) / (high - low), 0.0, 1.0)
+        keep = 1.0 - ramp
+        return theta / s * (1.0 - keep) + theta * keep
+    low_f, high_f = p["low_freq_factor"], p["high_freq_factor"]
+    wavelen = 2 * np.pi / theta
+    out = np.where(wavelen > L / low_f, theta / s, theta)
+    mu = (L / wavelen - low_f) / (high_f - low_f)
+    smooth = (1 - mu) * out / s + mu * out
+    medium = (wavelen >= L / high_f) & (wavelen <= L / low_f)
+    return np.where(medium, smooth, out)
+
+
+def _scaling_params(scaling):
+    kinds = tuple(_SCALING_KEYS)
+    if not isinstance(scaling, dict):
+        raise ValueError(
+            f"scaling must be None or a dict with a 'type' in {kinds}, "
+            f"got {scaling!r}"
+        )
+    scaling = dict(scaling)
+    if "rope_type" in scaling and "type" not in scaling:
+        scaling["type"] = scaling.pop("rope_type")
+    kind = scaling.pop("type", None)
+    if kind not in _SCALING_KEYS:
+        raise ValueError(
+            f"scaling type must be one of {kinds}, got {kind!r}"
+        )
+    allowed = _SCALING_KEYS[kind]
+    unknown = sorted(set(scaling) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"scaling of type {kind!r} takes the keys {sorted(allowed)}, "
+            f"got unknown key(s) {unknown}"
+        )
+    p = {}
+    for key, default in allowed.items():
+        if key not in scaling:
+            if default is None:
+                raise ValueError(
+                    f"scaling of type {kind!r} needs the key {key!r}"
+                )
+            p[key] = default
+            continue
+        p[key] = _check_real(
+            f"scaling[{key!r}]", scaling[key], low=0.0,
+            what="a finite number > 0")
+    if p["factor"] < 1:
+        raise ValueError(
+            f"scaling['factor'] must be >= 1, got {p['factor']!r}"
+        )
+    if kind == "llama3" and not p["high_freq_factor"] > p["low_freq_factor"]:
+        raise ValueError(
+            "scaling['high_freq_factor'] must be greater than "
+            f"scaling['low_freq_factor'], got {p['high_freq_factor']} and "
+            f"{p['low_freq_factor']}"
+        )
+    if kind == "yarn" and not p["beta_fast"] > p["beta_slow"]:
+        raise ValueError(
+            "scaling['beta_fast'] must be greater than scaling['beta_slow'], "
+            f"got {p['beta_fast']} and {p['beta_slow']}"
+        )
+    return kind, p
+
+
+def yarn_attention_scale(factor):
+    r"""YaRN's attention temperature factor for a context-extension factor.
+
+    .. math::
+
+        \sqrt{1/t} = 0.1 \ln s + 1
+
+    ([Peng2023]_, eq. 22). Queries and keys are both multiplied by it,
+    so the logits grow by its square; 1 when ``s == 1``.
+
+    Parameters
+    ----------
+    factor : float
+        The scale factor ``s >= 1``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(yarn_attention_scale(16), 4)
+    1.2773
+    """
+    s = _check_real("factor", factor, low=1.0, low_open=False,
+                    what="a finite number >= 1")
+    return float(0.1 * np.log(s) + 1.0)
+
+
+# ------------------------------------------------------ relative position
+
+
+def relative_positions(n, *, max_distance=None):
+    r"""Matrix of relative positions ``j - i``, optionally clipped.
+
+    .. math::
+
+        R_{ij} = \mathrm{clip}(j - i, -k, k)
+
+    with :math:`k` = ``max_distance``, as in [Shaw2018]_, where
+    :math:`R_{ij} + k` indexes a table of :math:`2k+1` learned vectors.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, >= 0.
+    max_distance : int, optional
+        Clipping distance ``k >= 0``; no clipping when None.
+
+    Returns
+    -------
+    R : ndarray of int64, shape (n, n)
+
+    Examples
+    --------
+    >>> relative_positions(4, max_distance=2)
+    array([[ 0,  1,  2,  2],
+           [-1,  0,  1,  2],
+           [-2, -1,  0,  1],
+           [-2, -2, -1,  0]])
+    """
+    n = _check_int("n", n, 0)
+    _check_size(n, n)
+    idx = np.arange(n, dtype=np.int64)
+    R = idx[None, :] - idx[:, None]
+    if max_distance is not None:
+        k = _check_int("max_distance", max_distance, 0,
+                       "None or an integer >= 0")
+        R = np.clip(R, -k, k)
+    return R
+
+
+def t5_relative_position_bucket(relative_position, *, bidirectional=True,
+                                num_buckets=32, max_distance=128):
+    r"""T5's bucket of each relative position ([Raffel2020]_, section 2.1).
+
+    ``relative_position`` is ``key_position - query_position``. With
+    ``bidirectional=True`` half the buckets are for keys after the query.
+    Within the remaining :math:`N` buckets, distances
+    :math:`r < N/2` get a bucket each, and larger ones share logarithmic
+    buckets up to ``max_distance``, beyond which all fall in the last one:
+
+    .. math::
+
+        b(r) = \min\left(N - 1,\;
+        \frac{N}{2} + \left\lfloor \frac{\ln(2r/N)}{\ln(2\,
+        \mathrm{max\_distance}/N)}\,\frac{N}{2}\right\rfloor\right)
+
+    The logarithm is computed in float32, exactly as in the T5 reference
+    code (Mesh TensorFlow) and Hugging Face transformers, so the buckets
+    agree with theirs bit for bit.
+
+    Parameters
+    ----------
+    relative_position : int or array_like of int
+        Any shape.
+    bidirectional : bool, optional
+        False for causal (decoder) attention: keys after the query
+        (positive values) all go to bucket 0.
+    num_buckets : int, optional
+        Total number of buckets; at least 4 when bidirectional, 2 otherwise.
+    max_distance : int, optional
+        Distance where the last bucket starts; greater than the number of
+        exact buckets.
+
+    Returns
+    -------
+    ndarray of int64, same shape as ``relative_position``
+
+    Examples
+    --------
+    >>> t5_relative_position_bucket([-3, 0, 3, 20, 200]).tolist()
+    [3, 0, 19, 26, 31]
+    >>> t5_relative_position_bucket([-20, 5], bidirectional=False).tolist()
+    [17, 0]
+    """
+    rel = _integer_array("relative_position", relative_position,
+                         "an integer or an array-like of integers")
+    if bidirectional not in (True, False):
+        raise ValueError(
+            f"bidirectional must be True or False, got {bidirectional!r}")
+    smallest = 4 if bidirectional else 2
+    num_buckets = _check_int("num_buckets", num_buckets, smallest)
+    n = num_buckets // 2 if bidirectional else num_buckets
+    max_exact = n // 2
+    max_distance = _check_int(
+        "max_distance", max_distance, max_exact + 1,
+        f"an integer > {max_exact} (the number of exact buckets)")
+    bucket = np.zeros(rel.shape, dtype=np.int64)
+    if bidirectional:
+        bucket += (rel > 0) * n
+        dist = np.abs(rel)
+    else:
+        dist = -np.minimum(rel, 0)
+    with np.errstate(divide="ignore"):
+        ratio = np.log(dist.astype(np.float32) / np.float32(max_exact))
+    scale = np.float32(np.log(max_distance / max_exact))
+    large = ratio / scale * np.float32(n - max_exact)
+    large = max_exact + np.where(dist < max_exact, 0, large).astype(np.int64)
+    large = np.minimum(large, n - 1)
+    return bucket + np.where(dist < max_exact, dist, large)
+
+
+def alibi_slopes(n_heads):
+    r"""The head-specific slopes of ALiBi ([Press2022]_, section 3).
+
+    For :math:`n` heads, a power of two, the slopes are the geometric
+    sequence :math:`m_h = 2^{-8h/n}`, :math:`h = 1, \dots, n`. Otherwise,
+    with :math:`p` the largest power of two below :math:`n`, the slopes for
+    :math:`p` heads are followed by every other slope for :math:`2p` heads
+    (the odd-numbered ones), taking the first :math:`n - p` of them, as in
+    the paper's reference code.
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of attention heads, >= 1.
+
+    Returns
+    -------
+    slopes : ndarray of float64, shape (n_heads,)
+
+    Examples
+    --------
+    >>> alibi_slopes(8).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    >>> alibi_slopes(3).tolist()
+    [0.0625, 0.00390625, 0.25]
+    """
+    n_heads = _check_int("n_heads", n_heads, 1)
+    _check_size(n_heads)
+    p = 1 << (n_heads.bit_length() - 1)
+
+    def power_of_two(count):
+        return 2.0 ** (-8.0 * np.arange(1, count + 1) / count)
+
+    if p == n_heads:
+        return power_of_two(n_heads)
+    extra = power_of_two(2 * p)[0::2][: n_heads - p]
+    return np.concatenate([power_of_two(p), extra])
+
+
+def alibi_bias(n, n_heads):
+    r"""ALiBi's additive attention bias for each head ([Press2022]_).
+
+    .. math::
+
+        B^{(h)}_{ij} = -m_h\,|i - j|
+
+    with slopes :math:`m_h` from :func:`alibi_slopes`. With a causal mask
+    only :math:`j \le i` is used, where this is :math:`m_h (j - i)`, the
+    paper's form.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, >= 0.
+    n_heads : int
+        Number of heads, >= 1.
+
+    Returns
+    -------
+    B : ndarray of float64, shape (n_heads, n, n)
+
+    Examples
+    --------
+    >>> alibi_bias(3, 1)[0]
+    array([[ 0.        , -0.00390625, -0.0078125 ],
+           [-0.00390625,  0.        , -0.00390625],
+           [-0.0078125 , -0.00390625,  0.        ]])
+    """
+    n = _check_int("n", n, 0)
+    n_heads = _check_int("n_heads", n_heads, 1)
+    _check_size(n_heads, n, n)
+    distance = np.abs(relative_positions(n)).astype(np.float64)
+    # adding 0.0 turns -0.0 on the diagonal into 0.0
+    return -alibi_slopes(n_heads)[:, None, None] * distance[None] + 0.0
+
+
+# ---- chapter 6: rotary position embedding
+
+
+def rope_decay_bound(distances, head_dim, *, base=10000.0, frequencies=None):
+    r"""RoFormer's relative upper bound of a rotary score against distance.
+
+    Write the score of a query at position :math:`m` and a key at
+    :math:`n` as a sum over the :math:`d/2` pairs,
+    :math:`\mathrm{Re}\sum_i h_i\,e^{\mathrm{i}(m-n)\theta_i}` with
+    :math:`h_i` the product of the query's pair ``i`` (as a complex number)
+    and the conjugate of the key's. Summation by parts (Abel's
+    transformation) gives :math:`|\sum_i h_i e^{\mathrm{i}r\theta_i}|
+    \le \max_i |h_{i+1} - h_i| \sum_{j=1}^{d/2} |S_j|`, with
+    :math:`h_{d/2} = 0` ([Su2021]_, section 3.4.3). This function returns
+    the part that depends on the distance :math:`r = m - n` only, averaged
+    over the pairs:
+
+    .. math::
+
+        B(r) = \frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|, \qquad
+        S_j = \sum_{k=0}^{j-1} e^{\mathrm{i}\,r\,\theta_k},
+        \qquad \theta_k = \mathrm{base}^{-2k/d}
+
+    which RoFormer plots against :math:`r` for :math:`d = 128` (its
+    Figure 2). :math:`B(0) = (d/2 + 1)/2` and :math:`B(-r) = B(r)`.
+
+    Parameters
+    ----------
+    distances : int or array_like of real, shape (n,)
+        An int ``n`` means distances ``0, 1, ..., n-1``; otherwise the
+        relative distances :math:`m - n` themselves (any finite reals).
+    head_dim : int
+        Dimension ``d`` of one attention head, a positive even integer.
+    base : float, optional
+        A finite number > 1; ignored when ``frequencies`` is given.
+    frequencies : array_like, shape (head_dim // 2,), optional
+        The angles per position :math:`\theta_k`, e.g. from
+        :func:`rope_frequencies` with scaling; finite and non-negative.
+
+    Returns
+    -------
+    B : ndarray of float64, shape (n,)
+        Between 0 and ``(head_dim/2 + 1)/2``.
+
+    Examples
+    --------
+    >>> rope_decay_bound([0, 1], 4).round(2).tolist()
+    [1.5, 1.38]
+    >>> float(rope_decay_bound([0], 128)[0])
+    32.5
+    """
+    head_dim = _check_d("head_dim", head_dim)
+    r = _positions(distances)
+    if frequencies is None:
+        theta = rope_frequencies(head_dim, base=base)
+    else:
+        theta = _float_array(
+            "frequencies", frequencies,
+            f"a 1-D array of {head_dim // 2} finite non-negative reals")
+        if theta.shape != (head_dim // 2,) or np.any(theta < 0):
+            raise ValueError(
+                f"frequencies must be a 1-D array of {head_dim // 2} finite "
+                f"non-negative reals (head_dim = {head_dim}), got shape "
+                f"{theta.shape}"
+            )
+    _check_size(r.size, head_dim // 2)
+    S = np.cumsum(np.exp(1j * r[:, None] * theta[None, :]), axis=1)
+    return np.abs(S).mean(axis=1)
+
+
+def rope_layout_permutation(head_dim):
+    r"""The reordering of dimensions that turns interleaved RoPE into half.
+
+    Interleaved RoPE (RoFormer, GPT-J) rotates the pairs
+    :math:`(2i, 2i+1)`; the half layout (GPT-NeoX, LLaMA in Hugging Face
+    transformers) rotates :math:`(i, i + d/2)`. With
+
+    .. math::
+
+        p_j = 2j, \qquad p_{d/2 + j} = 2j + 1, \qquad
+        j = 0, \dots, d/2 - 1,
+
+    i.e. all even dimensions first, then all odd ones, the two are the same
+    rotation in different coordinates:
+    ``apply_rope(x[..., p], pos, layout="half")`` equals
+    ``apply_rope(x, pos)[..., p]``. Since permuting both the query and the
+    key leaves their dot product unchanged, a checkpoint trained with one
+    layout runs with the other once the output dimensions of each head's
+    query and key projections are permuted by ``p`` (its inverse is
+    ``np.argsort(p)``).
+
+    Parameters
+    ----------
+    head_dim : int
+        Dimension ``d`` of one attention head, a positive even integer.
+
+    Returns
+    -------
+    p : ndarray of int64, shape (head_dim,)
+        A permutation of ``0, ..., head_dim - 1``.
+
+    Examples
+    --------
+    >>> rope_layout_permutation(8)
+    array([0, 2, 4, 6, 1, 3, 5, 7])
+    """
+    head_dim = _check_d("head_dim", head_dim)
+    _check_size(head_dim)
+    idx = np.arange(head_dim, dtype=np.int64)
+    return np.concatenate([idx[0::2], idx[1::2]])
+
+
+def round_significand(x, bits):
+    r"""Round to the nearest number with ``bits`` significant bits.
+
+    For :math:`x \ne 0` with :math:`2^e \le |x| < 2^{e+1}`,
+
+    .. math::
+
+        \mathrm{rnd}_b(x) = 2^{\,e - b + 1}\,
+        \mathrm{round}\!\left(x\, 2^{-(e - b + 1)}\right),
+
+    where :math:`\mathrm{round}` breaks ties to the even integer (IEEE 754
+    round-to-nearest-even), and :math:`\mathrm{rnd}_b(0) = 0`. A binary
+    floating-point format with a :math:`b`-bit significand (counting the
+    implicit leading bit) stores exactly these numbers: ``bits=8`` models
+    bfloat16, ``bits=11`` float16, ``bits=24`` float32. Numbers with
+    :math:`|x| < 2^{b}` that are integers stay exact; above that the
+    spacing is :math:`2^{e-b+1}`, e.g. bfloat16 rounds 257 to 256.
+
+    Only the significand is modelled, not the exponent range: there is no
+    overflow (float16 overflows above 65504) and no underflow to
+    subnormals or zero. numpy has no bfloat16 type; this function is how
+    the book emulates it.
+
+    Parameters
+    ----------
+    x : array_like of real
+        Any shape; finite values.
+    bits : int
+        Significand width ``b``, from 1 to 53 (53 is float64 itself).
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``x``
+
+    Examples
+    --------
+    >>> round_significand([255, 256, 257, 258, 259], 8).tolist()
+    [255.0, 256.0, 256.0, 258.0, 260.0]
+    >>> round_significand([2049], 11).tolist()
+    [2048.0]
+    """
+    bits = _check_int("bits", bits, 1, "an integer from 1 to 53")
+    if bits > 53:
+        raise ValueError(f"bits must be an integer from 1 to 53, got {bits}")
+    x = _float_array("x", x, "an array-like of finite reals")
+    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent
+    return np.ldexp(np.rint(np.ldexp(mantissa, bits)), exponent - bits)
+
+
+# ---- chapter 5: relative position representations
+
+
+def _relative_table(name, table, d, rows=None):
+    what = (f"a 2-D array (2k+1, {d}) of finite reals with an odd number "
+            "of rows")
+    table = _float_array(name, table, what)
+    if (table.ndim != 2 or table.shape[1] != d or table.shape[0] % 2 == 0
+            or (rows is not None and table.shape[0] != rows)):
+        if rows is not None:
+            what = f"a 2-D array ({rows}, {d}) of finite reals, like table_k"
+        raise ValueError(f"{name} must be {what}, got shape {table.shape}")
+    return table
+
+
+def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
+    r"""Self-attention with relative position representations ([Shaw2018]_).
+
+    Each pair of positions :math:`(i, j)` gets learned vectors picked by
+    the clipped relative position :math:`\mathrm{clip}(j - i, -k, k)`
+    (eqs. 3-4 of the paper, with :math:`d_a = d_k`):
+
+    .. math::
+
+        e_{ij} = \frac{x_i W_Q\,(x_j W_K + a^K_{ij})^\top}{\sqrt{d_k}},
+        \qquad
+        z_i = \sum_j \alpha_{ij}\,(x_j W_V + a^V_{ij}),
+        \qquad
+        a^K_{ij} = w^K_{\mathrm{clip}(j-i,\,-k,\,k)},\;
+        a^V_{ij} = w^V_{\mathrm{clip}(j-i,\,-k,\,k)}
+
+    with :math:`\alpha = \mathrm{softmax}_{\text{rows}}(e)`. The tables
+    :math:`w^K, w^V` have :math:`2k+1` rows, one per relative position
+    :math:`-k, \dots, k`; row ``r + k`` holds :math:`w_r`.
+
+    The :math:`(n, n, d)` tensor :math:`a^K_{ij}` is never built. The
+    position term of the logits is :math:`(Q\,{w^K}^\top)_{i,\,R_{ij}+k}`
+    with :math:`R` from :func:`relative_positions`: one
+    :math:`(n, 2k+1)` product, then a gather. The value term is
+    :math:`\sum_r c_{ir} w^V_r` with :math:`c_{ir}` the attention that
+    row :math:`i` pays to keys at clipped relative position :math:`r`.
+    The position terms cost :math:`O(n(2k+1)d + n^2)` time and memory on
+    top of plain attention, instead of :math:`O(n^2 d)` for the tensor.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d_model)
+        One row per token.
+    w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key projections.
+    w_v : array_like, shape (d_model, d_v)
+        Value projection.
+    table_k : array_like, shape (2k+1, d_k)
+        The key table :math:`w^K`; its number of rows (odd) sets the
+        clipping distance :math:`k`. With :math:`2k+1 \ge 2n-1` rows no
+        clipping happens.
+    table_v : array_like, shape (2k+1, d_v), optional
+        The value table :math:`w^V`, with as many rows as ``table_k``; no
+        value term when None (the paper's section 4.3 finds it is not
+        needed for translation).
+    causal : bool, optional
+        Mask keys after the query, as in decoder self-attention.
+
+    Returns
+    -------
+    output : ndarray of float64, shape (n, d_v)
+    weights : ndarray of float64, shape (n, n)
+        :math:`\alpha`; each row sums to 1.
+
+    Examples
+    --------
+    With :math:`W_K = 0` only position speaks: :math:`w^K_{+1}` raises
+    every key to the right of its query, the far ones too (clipped at
+    :math:`k = 1`):
+
+    >>> x = np.eye(3)
+    >>> w_k = np.zeros((3, 3))
+    >>> table_k = np.array([[0.0, 0, 0], [0, 0, 0], [3, 3, 3]])  # k = 1
+    >>> out, A = shaw_attention(x, x, w_k, x, table_k)
+    >>> A.round(3)
+    array([[0.081, 0.459, 0.459],
+           [0.131, 0.131, 0.739],
+           [0.333, 0.333, 0.333]])
+    """
+    what = "a 2-D array (n, d_model) of finite reals"
+    x = _float_array("x", x, what)
+    if x.ndim != 2:
+        raise ValueError(f"x must be {what}, got shape {x.shape}")
+    w_q = _float_array("w_q", w_q, f"a 2-D array ({x.shape[1]}, d_k) of "
+                       "finite reals")
+    if w_q.ndim != 2 or w_q.shape[0] != x.shape[1] or w_q.shape[1] == 0:
+        raise ValueError(
+            f"w_q must have shape ({x.shape[1]}, d_k) with d_k >= 1 to "
+            f"match x, got {w_q.shape}"
+        )
+    n, d_k = x.shape[0], w_q.shape[1]
+    table_k = _relative_table("table_k", table_k, d_k)
+    _check_size(n, table_k.shape[0])
+    k = (table_k.shape[0] - 1) // 2
+    idx = relative_positions(n, max_distance=k) + k  # row of the table
+    logits = (x @ w_q) @ table_k.T  # (n, 2k+1): q_i . w_r for every r
+    position = np.take_along_axis(logits, idx, axis=1)  # (n, n)
+    out, weights = self_attention(x, w_q, w_k, w_v, causal=causal,
+                                  bias=position / np.sqrt(d_k))
+    if table_v is None:
+        return out, weights
+    table_v = _relative_table("table_v", table_v, out.shape[1],
+                              rows=table_k.shape[0])
+    width = 2 * k + 1
+    flat = (np.arange(n)[:, None] * width + idx).ravel()
+    c = np.bincount(flat, weights=weights.ravel(), minlength=n * width)
+    return out + c.reshape(n, width) @ table_v, weights

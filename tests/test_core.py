@@ -1,0 +1,404 @@
+"""Unit tests of posenc_core: known values, shapes, properties, bad input."""
+
+import doctest
+
+import numpy as np
+import pytest
+
+import posenc_core as pc
+
+
+def test_doctests():
+    result = doctest.testmod(pc, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= len(pc.__all__)
+    assert result.failed == 0
+
+
+def test_every_public_function_is_documented_with_formula_and_example():
+    for name in pc.__all__:
+        doc = getattr(pc, name).__doc__
+        assert "Parameters" in doc and "Returns" in doc, name
+        assert ">>>" in doc, name
+        assert "math" in doc or "$" in doc or "\\" in doc, name
+
+
+def test_module_imports_only_numpy():
+    import ast
+    import pathlib
+
+    tree = ast.parse(pathlib.Path(pc.__file__).read_text())
+    imported = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module.split(".")[0])
+    assert imported == {"numpy"}
+
+
+# ------------------------------------------------------------ sinusoidal
+
+
+def test_frequencies_known_values():
+    np.testing.assert_allclose(pc.frequencies(8), [1, 0.1, 0.01, 0.001])
+    np.testing.assert_allclose(pc.frequencies(4, base=100.0), [1, 0.1])
+    assert pc.frequencies(512).dtype == np.float64
+
+
+def test_wavelengths_published_range():
+    lam = pc.wavelengths(512)
+    assert lam.shape == (256,)
+    assert lam[0] == pytest.approx(2 * np.pi)
+    # 2*pi*10000**(510/512), "about 60,611" and not 10000*2*pi = 62,832.
+    assert lam[-1] == pytest.approx(2 * np.pi * 10000 ** (510 / 512))
+    assert round(lam[-1]) == 60611
+    np.testing.assert_allclose(lam[1:] / lam[:-1], 10000 ** (2 / 512))
+
+
+def test_sinusoidal_matches_paper_formula_elementwise():
+    d, base = 6, 50.0
+    P = pc.sinusoidal_encoding([0, 1.5, 7], d, base=base)
+    for r, pos in enumerate([0, 1.5, 7]):
+        for i in range(d // 2):
+            w = base ** (-2 * i / d)
+            assert P[r, 2 * i] == pytest.approx(np.sin(pos * w), abs=1e-15)
+            assert P[r, 2 * i + 1] == pytest.approx(np.cos(pos * w), abs=1e-15)
+
+
+def test_sinusoidal_concat_is_a_column_permutation():
+    Pi = pc.sinusoidal_encoding(20, 8)
+    Pc = pc.sinusoidal_encoding(20, 8, layout="concat")
+    np.testing.assert_array_equal(Pc[:, :4], Pi[:, 0::2])
+    np.testing.assert_array_equal(Pc[:, 4:], Pi[:, 1::2])
+
+
+def test_sinusoidal_int_means_range_and_shapes():
+    np.testing.assert_array_equal(
+        pc.sinusoidal_encoding(5, 4), pc.sinusoidal_encoding(np.arange(5), 4))
+    assert pc.sinusoidal_encoding(0, 4).shape == (0, 4)
+    assert pc.sinusoidal_encoding(np.int32(3), 2).shape == (3, 2)
+    P = pc.sinusoidal_encoding(1000, 128)
+    assert P.dtype == np.float64
+    assert np.all(np.abs(P) <= 1)
+    # every sin/cos pair has norm one, so |PE(pos)|^2 = d_model / 2
+    np.testing.assert_allclose((P**2).sum(axis=1), 64)
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, -3, 0.5, 123.25])
+def test_relative_shift_identity(k):
+    d = 16
+    M = pc.relative_shift_matrix(k, d, base=100.0)
+    for p in [0, 2, 7.5, 40]:
+        np.testing.assert_allclose(
+            M @ pc.sinusoidal_encoding([p], d, base=100.0)[0],
+            pc.sinusoidal_encoding([p + k], d, base=100.0)[0], atol=1e-12)
+    np.testing.assert_allclose(M @ M.T, np.eye(d), atol=1e-12)
+    # block-diagonal: nothing outside the 2x2 blocks
+    mask = np.kron(np.eye(d // 2), np.ones((2, 2))).astype(bool)
+    assert np.all(M[~mask] == 0)
+
+
+def test_relative_shift_composes():
+    np.testing.assert_allclose(
+        pc.relative_shift_matrix(2, 8) @ pc.relative_shift_matrix(3, 8),
+        pc.relative_shift_matrix(5, 8), atol=1e-12)
+
+
+def test_binary_encoding():
+    B = pc.binary_encoding(8, 3)
+    assert B.dtype.kind == "i"
+    np.testing.assert_array_equal(B[5], [1, 0, 1])
+    np.testing.assert_array_equal(B[6], [0, 1, 1])
+    np.testing.assert_array_equal(B @ (2 ** np.arange(3)), np.arange(8))
+    np.testing.assert_array_equal(pc.binary_encoding([1023], 10)[0], 1)
+
+
+# -------------------------------------------------------------- attention
+
+
+def _qkv(n=5, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=(n, d)), rng.normal(size=(d, 3)),
+            rng.normal(size=(d, 3)), rng.normal(size=(d, 2)))
+
+
+def test_self_attention_matches_formula():
+    x, wq, wk, wv = _qkv()
+    out, A = pc.self_attention(x, wq, wk, wv)
+    S = (x @ wq) @ (x @ wk).T / np.sqrt(3)
+    E = np.exp(S)
+    A_ref = E / E.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(A, A_ref, rtol=1e-12)
+    np.testing.assert_allclose(out, A_ref @ (x @ wv), rtol=1e-12)
+    assert out.shape == (5, 2)
+
+
+def test_self_attention_is_permutation_equivariant_without_mask():
+    x, wq, wk, wv = _qkv(6)
+    perm = np.random.default_rng(1).permutation(6)
+    out, A = pc.self_attention(x, wq, wk, wv)
+    out_p, A_p = pc.self_attention(x[perm], wq, wk, wv)
+    np.testing.assert_allclose(out_p, out[perm], atol=1e-12)
+    np.testing.assert_allclose(A_p, A[np.ix_(perm, perm)], atol=1e-12)
+
+
+def test_self_attention_causal_and_bias():
+    x, wq, wk, wv = _qkv(4)
+    _, A = pc.self_attention(x, wq, wk, wv, causal=True)
+    assert np.all(np.triu(A, 1) == 0)
+    np.testing.assert_allclose(A.sum(axis=1), 1)
+    # a huge negative bias on one key removes it
+    bias = np.zeros((4, 4))
+    bias[:, 2] = -np.inf
+    _, A = pc.self_attention(x, wq, wk, wv, bias=bias)
+    assert np.all(A[:, 2] == 0)
+    # a bias that is constant along each row changes nothing
+    _, A0 = pc.self_attention(x, wq, wk, wv)
+    _, A1 = pc.self_attention(x, wq, wk, wv, bias=np.arange(4.0)[:, None]
+                              * np.ones((4, 4)))
+    np.testing.assert_allclose(A0, A1, atol=1e-12)
+
+
+def test_self_attention_stable_for_large_scores():
+    x = np.eye(3) * 1e4
+    _, A = pc.self_attention(x, np.eye(3), np.eye(3), np.eye(3))
+    assert np.all(np.isfinite(A))
+    np.testing.assert_allclose(A, np.eye(3))
+
+
+# ------------------------------------------------------------------ RoPE
+
+
+def test_rope_rotates_pairs_interleaved_and_half():
+    x = np.array([[1.0, 2.0, 3.0, 4.0]])
+    t = [1.0, 0.01]
+    got = pc.apply_rope(x, [3])
+    c, s = np.cos(3 * np.array(t)), np.sin(3 * np.array(t))
+    np.testing.assert_allclose(got[0], [
+        1 * c[0] - 2 * s[0], 2 * c[0] + 1 * s[0],
+        3 * c[1] - 4 * s[1], 4 * c[1] + 3 * s[1]])
+    got = pc.apply_rope(x, [3], layout="half")
+    np.testing.assert_allclose(got[0], [
+        1 * c[0] - 3 * s[0], 2 * c[1] - 4 * s[1],
+        3 * c[0] + 1 * s[0], 4 * c[1] + 2 * s[1]])
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_relative_property(layout):
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(2, 1, 32))
+    def score(m, n):
+        return (pc.apply_rope(q, [m], layout=layout)
+                @ pc.apply_rope(k, [n], layout=layout).T).item()
+    assert score(10, 3) == pytest.approx(score(107, 100), abs=1e-10)
+    assert score(2.5, 0) == pytest.approx(score(1002.5, 1000), abs=1e-9)
+    assert score(0, 0) == pytest.approx((q @ k.T).item())
+    # norms are kept
+    r = pc.apply_rope(q, [77], layout=layout)
+    assert np.linalg.norm(r) == pytest.approx(np.linalg.norm(q))
+
+
+def test_rope_layouts_differ_by_a_permutation():
+    d = 8
+    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+    x = np.random.default_rng(2).normal(size=(5, d))
+    inter = pc.apply_rope(x, 5)
+    half = pc.apply_rope(x[:, perm], 5, layout="half")
+    np.testing.assert_allclose(half, inter[:, perm], atol=1e-12)
+
+
+def test_rope_batch_axes_and_custom_frequencies():
+    x = np.random.default_rng(3).normal(size=(2, 3, 4, 6))
+    out = pc.apply_rope(x, [0, 1, 2, 3])
+    assert out.shape == x.shape and out.dtype == np.float64
+    np.testing.assert_allclose(out[1, 2], pc.apply_rope(x[1, 2], 4))
+    np.testing.assert_allclose(pc.apply_rope(x, 4, frequencies=np.zeros(3)), x)
+    f = pc.rope_frequencies(6, scaling={"type": "linear", "factor": 2})
+    np.testing.assert_allclose(pc.apply_rope(x, 4, frequencies=f),
+                               pc.apply_rope(x, [0, 0.5, 1, 1.5]))
+
+
+def test_rope_frequencies_scalings():
+    d = 128
+    theta = pc.rope_frequencies(d)
+    np.testing.assert_allclose(theta, pc.frequencies(d))
+    lin = pc.rope_frequencies(d, scaling={"type": "linear", "factor": 4})
+    np.testing.assert_allclose(lin, theta / 4)
+    ntk = pc.rope_frequencies(d, scaling={"type": "ntk", "factor": 4})
+    assert ntk[0] == theta[0]
+    assert ntk[-1] == pytest.approx(theta[-1] / 4, rel=1e-12)
+    assert np.all(ntk[1:] < theta[1:]) and np.all(ntk >= theta / 4 - 1e-15)
+
+
+def test_rope_frequencies_yarn_by_parts():
+    d, L, s = 128, 4096, 16.0
+    theta = pc.rope_frequencies(d)
+    yarn = pc.rope_frequencies(d, scaling={
+        "type": "yarn", "factor": s, "original_max_position_embeddings": L})
+    turns = L * theta / (2 * np.pi)
+    # dimensions turning more than beta_fast=32 times are kept exactly,
+    # those turning less than beta_slow=1 time are interpolated by s
+    np.testing.assert_allclose(yarn[turns > 33], theta[turns > 33])
+    np.testing.assert_allclose(yarn[turns < 0.9], theta[turns < 0.9] / s)
+    assert np.all((yarn <= theta) & (yarn >= theta / s * (1 - 1e-12)))
+    assert pc.yarn_attention_scale(16) == pytest.approx(0.1 * np.log(16) + 1)
+    assert pc.yarn_attention_scale(1) == 1.0
+
+
+def test_rope_frequencies_llama3_bands():
+    d, base, L = 128, 500000.0, 8192
+    theta = pc.rope_frequencies(d, base=base)
+    out = pc.rope_frequencies(d, base=base, scaling={
+        "type": "llama3", "factor": 8, "original_max_position_embeddings": L})
+    lam = 2 * np.pi / theta
+    np.testing.assert_allclose(out[lam < L / 4], theta[lam < L / 4])
+    np.testing.assert_allclose(out[lam > L], theta[lam > L] / 8)
+    mid = (lam >= L / 4) & (lam <= L)
+    assert mid.any()
+    assert np.all((out[mid] < theta[mid]) & (out[mid] > theta[mid] / 8))
+
+
+# ----------------------------------------------------- relative position
+
+
+def test_relative_positions():
+    R = pc.relative_positions(5)
+    assert R[1, 4] == 3 and R[4, 1] == -3 and R.dtype.kind == "i"
+    R = pc.relative_positions(6, max_distance=2)
+    assert R.max() == 2 and R.min() == -2 and R[0, 5] == 2
+    assert pc.relative_positions(0).shape == (0, 0)
+
+
+def test_t5_buckets_known_values():
+    b = pc.t5_relative_position_bucket
+    # bidirectional: 16 buckets a side; 0..7 exact, then log up to 128
+    np.testing.assert_array_equal(b(np.arange(-7, 1)), np.arange(7, -1, -1))
+    np.testing.assert_array_equal(b(np.arange(1, 8)), 16 + np.arange(1, 8))
+    assert b(-128) == 15 and b(-10000) == 15 and b(10000) == 31
+    assert b(-8) == 8 and b(-12) == 9 and b(-16) == 10
+    # causal: positive offsets (future keys) all in bucket 0
+    c = pc.t5_relative_position_bucket(np.arange(0, 50), bidirectional=False)
+    assert np.all(c == 0)
+    np.testing.assert_array_equal(
+        pc.t5_relative_position_bucket(-np.arange(16), bidirectional=False),
+        np.arange(16))
+    assert pc.t5_relative_position_bucket(-127, bidirectional=False) == 31
+    out = b(np.zeros((2, 3), dtype=int))
+    assert out.shape == (2, 3) and out.dtype == np.int64
+
+
+def test_t5_buckets_monotone_in_distance():
+    d = np.arange(0, 400)
+    for bidirectional in (True, False):
+        b = pc.t5_relative_position_bucket(-d, bidirectional=bidirectional)
+        assert np.all(np.diff(b) >= 0)
+
+
+def test_alibi_slopes_paper_values():
+    np.testing.assert_allclose(pc.alibi_slopes(8), 2.0 ** -np.arange(1, 9))
+    np.testing.assert_allclose(pc.alibi_slopes(16), 2.0 ** (-np.arange(1, 17) / 2))
+    # 6 heads: the 4-head slopes, then every other 8-head slope
+    np.testing.assert_allclose(pc.alibi_slopes(6),
+                               [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3])
+
+
+def test_alibi_bias():
+    B = pc.alibi_bias(4, 2)
+    assert B.shape == (2, 4, 4)
+    np.testing.assert_allclose(B[1], -pc.alibi_slopes(2)[1]
+                               * np.abs(np.subtract.outer(range(4), range(4))))
+    assert not np.signbit(B[:, 0, 0]).any()
+
+
+# -------------------------------------------------------------- bad input
+
+
+BAD_CALLS = [
+    (lambda: pc.frequencies(7), "d_model", "even"),
+    (lambda: pc.frequencies(0), "d_model", "positive"),
+    (lambda: pc.frequencies(-4), "d_model", "positive"),
+    (lambda: pc.frequencies(8.0), "d_model", "integer"),
+    (lambda: pc.frequencies(True), "d_model", "integer"),
+    (lambda: pc.frequencies(8, base=1.0), "base", "> 1"),
+    (lambda: pc.frequencies(8, base=np.nan), "base", "finite"),
+    (lambda: pc.wavelengths(8, base="10"), "base", "finite"),
+    (lambda: pc.sinusoidal_encoding(-1, 8), "positions", ">= 0"),
+    (lambda: pc.sinusoidal_encoding(4, 8, layout="half"), "layout",
+     "interleaved"),
+    (lambda: pc.sinusoidal_encoding([[1, 2]], 8), "positions", "1-D"),
+    (lambda: pc.sinusoidal_encoding([1, np.inf], 8), "positions", "finite"),
+    (lambda: pc.sinusoidal_encoding("abc", 8), "positions", "1-D"),
+    (lambda: pc.sinusoidal_encoding([True], 8), "positions", "dtype"),
+    (lambda: pc.sinusoidal_encoding(10**6, 10**6), "elements", "at most"),
+    (lambda: pc.relative_shift_matrix(np.nan, 8), "k", "finite"),
+    (lambda: pc.relative_shift_matrix(1, 5), "d_model", "even"),
+    (lambda: pc.binary_encoding(4, 0), "n_bits", "1 to 63"),
+    (lambda: pc.binary_encoding(4, 64), "n_bits", "1 to 63"),
+    (lambda: pc.binary_encoding([8], 3), "positions", "2**n_bits"),
+    (lambda: pc.binary_encoding([-1], 3), "positions", "non-negative"),
+    (lambda: pc.binary_encoding([1.5], 3), "positions", "integer"),
+    (lambda: pc.self_attention(np.ones(3), np.ones((3, 2)), np.ones((3, 2)),
+                               np.ones((3, 2))), "x", "2-D"),
+    (lambda: pc.self_attention(np.ones((2, 3)), np.ones((4, 2)),
+                               np.ones((3, 2)), np.ones((3, 2))), "w_q",
+     "shape"),
+    (lambda: pc.self_attention(np.ones((2, 3)), np.ones((3, 2)),
+                               np.ones((3, 5)), np.ones((3, 2))), "w_k",
+     "columns"),
+    (lambda: pc.self_attention(np.ones((2, 3)), *[np.ones((3, 2))] * 3,
+                               bias=np.ones((3, 3))), "bias", "(2, 2)"),
+    (lambda: pc.self_attention(np.ones((2, 3)), *[np.ones((3, 2))] * 3,
+                               bias=np.full((2, 2), np.nan)), "bias", "-inf"),
+    (lambda: pc.self_attention(np.ones((2, 3)), *[np.ones((3, 2))] * 3,
+                               bias=np.full((2, 2), -np.inf)), "bias",
+     "at least one key"),
+    (lambda: pc.self_attention(np.ones((2, 3)), *[np.ones((3, 2))] * 3,
+                               causal="yes"), "causal", "True or False"),
+    (lambda: pc.apply_rope(np.ones((2, 3)), 2), "x", "even"),
+    (lambda: pc.apply_rope(np.ones(4), 1), "x", "(..., n, d)"),
+    (lambda: pc.apply_rope(np.ones((2, 4)), 3), "positions", "one position"),
+    (lambda: pc.apply_rope(np.ones((2, 4)), 2, layout="concat"), "layout",
+     "half"),
+    (lambda: pc.apply_rope(np.ones((2, 4)), 2, frequencies=[1.0]),
+     "frequencies", "2"),
+    (lambda: pc.t5_relative_position_bucket([1.5]), "relative_position",
+     "integer"),
+    (lambda: pc.t5_relative_position_bucket(1, num_buckets=2), "num_buckets",
+     ">= 4"),
+    (lambda: pc.t5_relative_position_bucket(1, max_distance=8),
+     "max_distance", "> 8"),
+    (lambda: pc.alibi_slopes(0), "n_heads", ">= 1"),
+    (lambda: pc.alibi_bias(-2, 4), "n", ">= 0"),
+    (lambda: pc.relative_positions(3, max_distance=-1), "max_distance",
+     ">= 0"),
+    (lambda: pc.relative_positions(3.0), "n", "integer"),
+    (lambda: pc.rope_frequencies(9), "head_dim", "even"),
+    (lambda: pc.rope_frequencies(8, scaling={"type": "magic", "factor": 2}),
+     "scaling type", "linear"),
+    (lambda: pc.rope_frequencies(8, scaling="linear"), "scaling", "dict"),
+    (lambda: pc.rope_frequencies(8, scaling={"type": "linear"}), "scaling",
+     "factor"),
+    (lambda: pc.rope_frequencies(8, scaling={"type": "linear", "factor": 0.5}),
+     "factor", ">= 1"),
+    (lambda: pc.rope_frequencies(8, scaling={"type": "linear", "factor": 2,
+                                             "beta_fast": 3}),
+     "scaling", "beta_fast"),
+    (lambda: pc.rope_frequencies(8, scaling={"type": "yarn", "factor": 2}),
+     "scaling", "original_max_position_embeddings"),
+    (lambda: pc.rope_frequencies(8, scaling={
+        "type": "llama3", "factor": 2, "original_max_position_embeddings": 64,
+        "low_freq_factor": 4, "high_freq_factor": 4}), "high_freq_factor",
+     "greater"),
+    (lambda: pc.rope_frequencies(2, scaling={"type": "ntk", "factor": 2}),
+     "head_dim", "at least 4"),
+    (lambda: pc.yarn_attention_scale(0.5), "factor", ">= 1"),
+]
+
+
+@pytest.mark.parametrize("call, name, allowed", BAD_CALLS)
+def test_bad_input_raises_value_error_naming_argument(call, name, allowed):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert name in message
+    assert allowed in message
