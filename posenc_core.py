@@ -102,8 +102,11 @@ def _check_real(name, value, *, low=None, low_open=True, what):
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not (
         isinstance(value, bool))
     if ok:
-        value = float(value)
-        ok = np.isfinite(value) and (
+        try:
+            value = float(value)
+        except OverflowError:  # an int beyond the float64 range
+            value, ok = float("inf"), False
+        ok = ok and np.isfinite(value) and (
             low is None or (value > low if low_open else value >= low)
         )
     if not ok:
@@ -138,22 +141,26 @@ def _float_array(name, value, what):
         or np.issubdtype(arr.dtype, np.floating)
     ):
         raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+    if arr.size > MAX_ELEMENTS:  # e.g. a broadcast view: refuse the copy
+        raise ValueError(
+            f"{name} has {arr.size} elements; at most {MAX_ELEMENTS} are "
+            "allowed")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be {what}, with finite values only")
     return arr
 
 
-def _positions(positions):
+def _positions(positions, name="positions"):
     """An int n gives 0..n-1; otherwise a 1-D array of finite reals."""
-    what = "an int n >= 0 or a 1-D array-like of finite real positions"
+    what = f"an int n >= 0 or a 1-D array-like of finite real {name}"
     if _is_int(positions):
-        n = _check_int("positions", positions, 0, what)
+        n = _check_int(name, positions, 0, what)
         _check_size(n)
         return np.arange(n, dtype=np.float64)
-    pos = _float_array("positions", positions, what)
+    pos = _float_array(name, positions, what)
     if pos.ndim != 1:
-        raise ValueError(f"positions must be {what}, got shape {pos.shape}")
+        raise ValueError(f"{name} must be {what}, got shape {pos.shape}")
     return pos
 
 
@@ -256,8 +263,12 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
         ``"interleaved"`` puts pair ``i`` in columns ``2i`` (sin) and
         ``2i+1`` (cos), as in the paper. ``"concat"`` puts all sines first
         and all cosines after them: column ``i`` is ``sin(pos*omega_i)``
-        and column ``d_model/2 + i`` is ``cos(pos*omega_i)``, as in
-        tensor2tensor, fairseq and Marian.
+        and column ``d_model/2 + i`` is ``cos(pos*omega_i)``: the layout
+        of tensor2tensor, fairseq and Marian. (tensor2tensor and fairseq
+        also space their frequencies a little differently,
+        :math:`\omega_i = \mathrm{base}^{-i/(d_{\mathrm{model}}/2 - 1)}`,
+        which is this function with ``base`` raised to the power
+        ``d_model / (d_model - 2)``.)
 
     Returns
     -------

@@ -1,0 +1,161 @@
+"""Figures for chapter 1, "Why self-attention needs order".
+
+The attention weights are computed with :func:`posenc_core.self_attention`
+and the position encodings with :func:`posenc_core.sinusoidal_encoding`;
+this module only draws them. Words are labelled in pinyin/English because
+the default matplotlib fonts have no Chinese glyphs.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import posenc_core as pc
+from posenc_plots import Interactive, Slider
+
+__all__ = [
+    "TICKET_WORDS",
+    "FIRST",
+    "SECOND",
+    "random_parameters",
+    "ticket_weights",
+    "plot_query_weights",
+    "plot_order_heatmaps",
+    "attention_with_position",
+    "ATTENTION_WITH_POSITION",
+    "INTERACTIVE",
+]
+
+#: The words of the source's example (沈阳, 到, 广州, 的, 机票).
+TICKET_WORDS = ("Shenyang", "to", "Guangzhou", "de", "ticket")
+#: "沈阳 到 广州 的 机票" (tickets from Shenyang to Guangzhou), as word ids.
+FIRST = (0, 1, 2, 3, 4)
+#: "广州 到 沈阳 的 机票" (tickets from Guangzhou to Shenyang), as word ids.
+SECOND = (2, 1, 0, 3, 4)
+
+
+def random_parameters(n_words, d_model, d_k, seed=0):
+    """Seeded random word embeddings and attention weights.
+
+    The recipe of the chapter: ``E`` has standard normal entries, the three
+    projections have entries of variance ``1/d_model``, drawn in the order
+    ``E, W_q, W_k, W_v`` from ``np.random.default_rng(seed)``.
+
+    Returns
+    -------
+    E : ndarray, shape (n_words, d_model)
+    w_q, w_k, w_v : ndarray, shape (d_model, d_k)
+    """
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(n_words, d_model))
+    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_k)) / np.sqrt(d_model)
+    return E, w_q, w_k, w_v
+
+
+def ticket_weights(amplitude=1.0, d_model=16, *, seed=0):
+    """Attention weights of the two ticket phrases, in the first's word order.
+
+    ``X = E[ids] + amplitude * P`` with ``P`` the sinusoidal encoding of
+    positions ``0..4``. The weights of the second phrase are reordered so
+    that row and column ``w`` of both matrices belong to word ``w``; at
+    ``amplitude = 0`` the two matrices are equal (permutation equivariance).
+
+    Returns
+    -------
+    A_first, A_second : ndarray, shape (5, 5)
+        ``A_second[w, v]`` is the weight that word ``w`` gives word ``v``
+        in "广州 到 沈阳 的 机票".
+    """
+    E, w_q, w_k, w_v = random_parameters(len(TICKET_WORDS), d_model,
+                                         d_model // 2, seed)
+    P = pc.sinusoidal_encoding(len(FIRST), d_model)
+    _, A_first = pc.self_attention(E[list(FIRST)] + amplitude * P,
+                                   w_q, w_k, w_v)
+    _, A_second = pc.self_attention(E[list(SECOND)] + amplitude * P,
+                                    w_q, w_k, w_v)
+    # slot of each word in the second phrase
+    slot = np.argsort(SECOND)
+    return A_first, A_second[np.ix_(slot, slot)]
+
+
+def plot_query_weights(weights_first, weights_second, words=TICKET_WORDS, *,
+                       title="", ax=None):
+    """Grouped bars: the weights one query gives each word, in two phrases.
+
+    Parameters
+    ----------
+    weights_first, weights_second : array_like, shape (n_words,)
+        Weight on each word (in the order of ``words``) in each phrase.
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, 3))
+    x = np.arange(len(words))
+    ax.bar(x - 0.2, weights_first, width=0.4, label="Shenyang to Guangzhou")
+    ax.bar(x + 0.2, weights_second, width=0.4, label="Guangzhou to Shenyang")
+    ax.set_xticks(x, words)
+    ax.set_ylabel("attention weight")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(fontsize="small", loc="upper left")
+    return ax.figure
+
+
+def plot_order_heatmaps(A_first, A_second, words=TICKET_WORDS, *, ax=None):
+    """Three heatmaps: both phrases' weights by word, and their difference.
+
+    Parameters
+    ----------
+    A_first, A_second : array_like, shape (n, n)
+        Attention weights, both indexed by word (see :func:`ticket_weights`).
+    ax : sequence of three Axes, optional
+    """
+    if ax is None:
+        fig, ax = plt.subplots(1, 3, figsize=(11, 4),
+                               constrained_layout=True)
+    A_first, A_second = np.asarray(A_first), np.asarray(A_second)
+    diff = np.abs(A_first - A_second)
+    panels = (
+        (A_first, "Shenyang to Guangzhou", "viridis", 1.0),
+        (A_second, "Guangzhou to Shenyang", "viridis", 1.0),
+        (diff, f"|difference|, max {diff.max():.2f}", "magma", 0.5),
+    )
+    ticks = np.arange(len(words))
+    for axis, (data, title, cmap, vmax) in zip(ax, panels, strict=True):
+        axis.imshow(data, cmap=cmap, vmin=0.0, vmax=vmax)
+        axis.set_xticks(ticks, words, rotation=45, ha="right")
+        axis.set_yticks(ticks, words)
+        axis.set_xlabel("key word")
+        axis.set_title(title, fontsize="medium")
+        for (r, c), value in np.ndenumerate(data):
+            axis.text(c, r, f"{value:.2f}", ha="center", va="center",
+                      fontsize="x-small",
+                      color="black" if value > 0.6 * vmax else "white")
+    ax[0].set_ylabel("query word")
+    return ax[0].figure
+
+
+def attention_with_position(amplitude=1.0, d_model=16, *, ax=None):
+    """Heatmaps of :func:`ticket_weights` for one amplitude and ``d_model``.
+
+    At ``amplitude = 0`` (no position information) the two phrases give the
+    same weights word by word and the difference is zero.
+    """
+    A_first, A_second = ticket_weights(amplitude, int(d_model))
+    fig = plot_order_heatmaps(A_first, A_second, ax=ax)
+    fig.suptitle(f"amplitude of the position encoding = {amplitude:g}, "
+                 f"d_model = {int(d_model)}", fontsize="medium")
+    return fig
+
+
+ATTENTION_WITH_POSITION = Interactive(
+    name="attention_with_position",
+    plot=attention_with_position,
+    sliders=(
+        Slider("amplitude", 0.0, 3.0, 0.1, 1.0,
+               label="amplitude of the position encoding"),
+        Slider("d_model", 4, 64, 2, 16, label="d_model"),
+    ),
+    caption=("Attention weights of the two phrases, indexed by word. "
+             "With amplitude 0 they are equal; position makes them differ."),
+)
+
+INTERACTIVE = (ATTENTION_WITH_POSITION,)

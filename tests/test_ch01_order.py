@@ -1,0 +1,132 @@
+"""Tests for posenc_plots.ch01_order: the figures must show posenc_core's numbers."""
+
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import posenc_core as pc  # noqa: E402
+from posenc_plots import Interactive  # noqa: E402
+from posenc_plots import ch01_order as figs  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def reference_weights(amplitude, d_model, seed=0):
+    """The chapter's recipe, written out independently of the module."""
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(5, d_model))
+    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model // 2)) / np.sqrt(d_model)
+    P = pc.sinusoidal_encoding(5, d_model)
+    first, second = [0, 1, 2, 3, 4], [2, 1, 0, 3, 4]
+    _, A1 = pc.self_attention(E[first] + amplitude * P, w_q, w_k, w_v)
+    _, A2 = pc.self_attention(E[second] + amplitude * P, w_q, w_k, w_v)
+    # A2 indexed by word: word w sits in slot second.index(w)
+    slots = [second.index(w) for w in range(5)]
+    return A1, A2[np.ix_(slots, slots)]
+
+
+def test_random_parameters_follow_the_notebook_recipe():
+    rng = np.random.default_rng(0)
+    E = rng.normal(size=(5, 16))
+    W = rng.normal(size=(3, 16, 8)) / np.sqrt(16)
+    got = figs.random_parameters(5, 16, 8, seed=0)
+    for a, b in zip(got, (E, *W), strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_phrases_are_the_sources_example():
+    assert [figs.TICKET_WORDS[w] for w in figs.SECOND] == [
+        "Guangzhou", "to", "Shenyang", "de", "ticket"]
+    assert sorted(figs.FIRST) == sorted(figs.SECOND) == list(range(5))
+
+
+@pytest.mark.parametrize("amplitude, d_model", [(0.0, 16), (1.0, 16), (2.5, 4),
+                                                (0.7, 64)])
+def test_ticket_weights_match_posenc_core(amplitude, d_model):
+    A1, A2 = figs.ticket_weights(amplitude, d_model)
+    R1, R2 = reference_weights(amplitude, d_model)
+    assert np.allclose(A1, R1) and np.allclose(A2, R2)
+    assert np.allclose(A1.sum(axis=1), 1) and np.allclose(A2.sum(axis=1), 1)
+
+
+@pytest.mark.parametrize("d_model", [4, 16, 64])
+def test_without_position_the_phrases_agree_word_by_word(d_model):
+    A1, A2 = figs.ticket_weights(0.0, d_model)
+    assert np.allclose(A1, A2)
+
+
+def test_with_position_the_phrases_differ():
+    A1, A2 = figs.ticket_weights(1.0, 16)
+    assert np.abs(A1 - A2).max() > 0.1
+
+
+def test_heatmaps_show_the_weights_and_their_difference():
+    fig = figs.attention_with_position(amplitude=1.0, d_model=16)
+    A1, A2 = reference_weights(1.0, 16)
+    images = [ax.images[0].get_array() for ax in fig.axes]
+    assert len(images) == 3
+    assert np.allclose(images[0], A1)
+    assert np.allclose(images[1], A2)
+    assert np.allclose(images[2], np.abs(A1 - A2))
+    # the cell labels are the weights
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert labels == [f"{v:.2f}" for v in A1.ravel()]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(
+        figs.TICKET_WORDS)
+
+
+def test_heatmaps_accept_given_axes():
+    fig, axes = plt.subplots(1, 3)
+    A = np.full((5, 5), 0.2)
+    assert figs.plot_order_heatmaps(A, A, ax=axes) is fig
+    assert np.allclose(axes[2].images[0].get_array(), 0)
+
+
+def test_query_weights_bars_have_the_given_heights():
+    w1 = np.array([0.1, 0.2, 0.3, 0.25, 0.15])
+    w2 = w1[::-1]
+    fig = figs.plot_query_weights(w1, w2)
+    ax = fig.axes[0]
+    heights = [p.get_height() for p in ax.patches]
+    assert np.allclose(heights[:5], w1) and np.allclose(heights[5:], w2)
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(figs.TICKET_WORDS)
+
+
+def test_interactive_spec():
+    assert figs.INTERACTIVE == (figs.ATTENTION_WITH_POSITION,)
+    spec = figs.ATTENTION_WITH_POSITION
+    assert isinstance(spec, Interactive) and spec.caption
+    assert {s.name for s in spec.sliders} == {"amplitude", "d_model"}
+    d_model = next(s for s in spec.sliders if s.name == "d_model")
+    assert d_model.is_int and all(v % 2 == 0 for v in d_model.values())
+    assert spec.defaults() == {"amplitude": 1.0, "d_model": 16}
+
+
+def test_every_slider_position_draws():
+    spec = figs.ATTENTION_WITH_POSITION
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        for value in slider.values():
+            fig = spec.plot(**{**defaults, slider.name: value})
+            assert len(fig.axes) == 3
+            plt.close(fig)
+
+
+def test_corners_of_the_slider_grid_draw():
+    ranges = [(s.values()[0], s.values()[-1]) for s in
+              figs.ATTENTION_WITH_POSITION.sliders]
+    names = [s.name for s in figs.ATTENTION_WITH_POSITION.sliders]
+    for combo in itertools.product(*ranges):
+        fig = figs.attention_with_position(**dict(zip(names, combo, strict=True)))
+        assert np.all(np.isfinite(fig.axes[0].images[0].get_array()))
+        plt.close(fig)

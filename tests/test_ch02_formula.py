@@ -1,0 +1,119 @@
+"""Tests for posenc_plots.ch02_formula: the figures must show posenc_core's numbers."""
+
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import posenc_core as pc  # noqa: E402
+from posenc_plots import Interactive  # noqa: E402
+from posenc_plots import ch02_formula as figs  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_heatmap_shows_the_matrix():
+    P = pc.sinusoidal_encoding(30, 16)
+    fig = figs.plot_encoding_heatmap(P, pos=7)
+    ax = fig.axes[0]
+    assert np.array_equal(ax.images[0].get_array(), P)
+    assert ax.images[0].get_clim() == (-1.0, 1.0)
+    assert ax.get_xlabel() == "dimension" and ax.get_ylabel() == "position"
+    assert ax.lines[0].get_ydata()[0] == 7
+
+
+def test_waves_are_the_columns():
+    fine = np.linspace(0, 20, 81)
+    P = pc.sinusoidal_encoding(fine, 32)
+    dims = [0, 3, 10]
+    ints = np.arange(21)
+    fig = figs.plot_waves(fine, P, dims, points=(ints, P[::4]))
+    lines = fig.axes[0].lines
+    curves, dots = lines[0::2], lines[1::2]
+    for line, dim in zip(curves, dims, strict=True):
+        assert np.array_equal(line.get_xdata(), fine)
+        assert np.array_equal(line.get_ydata(), P[:, dim])
+        assert line.get_label() == f"dim {dim}"
+    for line, dim in zip(dots, dims, strict=True):
+        assert np.array_equal(line.get_ydata(), P[::4, dim])
+
+
+def test_vector_shows_sines_and_cosines():
+    v = pc.sinusoidal_encoding([13], 12)[0]
+    fig = figs.plot_vector(v)
+    sin_line, cos_line = fig.axes[0].lines[:2]
+    assert np.array_equal(sin_line.get_xdata(), np.arange(0, 12, 2))
+    assert np.array_equal(sin_line.get_ydata(), v[0::2])
+    assert np.array_equal(cos_line.get_ydata(), v[1::2])
+
+
+@pytest.mark.parametrize("d_model, expected", [
+    (2, [0]), (4, [0, 2]), (8, [0, 2, 4]), (64, [0, 8, 16, 32]),
+    (256, [0, 32, 64, 128])])
+def test_wave_dimensions(d_model, expected):
+    dims = figs.wave_dimensions(d_model)
+    assert dims == expected
+    assert all(d % 2 == 0 and 0 <= d < d_model for d in dims)
+
+
+@pytest.mark.parametrize("d_model, base, pos", [
+    (64, 10000.0, 20), (2, 10 ** 0.5, 0), (256, 1e6, 99), (10, 100.0, 55)])
+def test_explore_encoding_matches_posenc_core(d_model, base, pos):
+    fig = figs.explore_encoding(d_model=d_model, base=base, pos=pos)
+    heat_ax, wave_ax, vec_ax = fig.axes[:3]
+    P = pc.sinusoidal_encoding(figs.N_POSITIONS, d_model, base=base)
+    assert np.array_equal(heat_ax.images[0].get_array(), P)
+    assert heat_ax.lines[0].get_ydata()[0] == pos
+    dims = figs.wave_dimensions(d_model)
+    wave_lines = [ln for ln in wave_ax.lines if ln.get_label().startswith("dim")]
+    assert [ln.get_label() for ln in wave_lines] == [f"dim {d}" for d in dims]
+    for line, dim in zip(wave_lines, dims, strict=True):
+        x = np.asarray(line.get_xdata())
+        expected = pc.sinusoidal_encoding(x, d_model, base=base)[:, dim]
+        assert np.allclose(line.get_ydata(), expected)
+        assert x[0] == 0 and x[-1] == figs.N_POSITIONS - 1
+    sin_line, cos_line = vec_ax.lines[:2]
+    assert np.array_equal(sin_line.get_ydata(), P[pos, 0::2])
+    assert np.array_equal(cos_line.get_ydata(), P[pos, 1::2])
+    assert vec_ax.get_title() == f"PE({pos})"
+
+
+def test_interactive_spec():
+    assert figs.INTERACTIVE == (figs.EXPLORE_ENCODING,)
+    spec = figs.EXPLORE_ENCODING
+    assert isinstance(spec, Interactive) and spec.caption
+    sliders = {s.name: s for s in spec.sliders}
+    assert set(sliders) == {"d_model", "base", "pos"}
+    assert all(v % 2 == 0 and v > 0 for v in sliders["d_model"].values())
+    assert sliders["base"].log and min(sliders["base"].values()) > 1
+    assert max(sliders["pos"].values()) < figs.N_POSITIONS
+    assert spec.defaults() == {"d_model": 64, "base": 10000.0, "pos": 20}
+
+
+def test_every_slider_position_draws():
+    spec = figs.EXPLORE_ENCODING
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        for value in slider.values():
+            fig = spec.plot(**{**defaults, slider.name: value})
+            assert len(fig.axes) >= 3
+            plt.close(fig)
+
+
+def test_corners_of_the_slider_grid_draw():
+    spec = figs.EXPLORE_ENCODING
+    names = [s.name for s in spec.sliders]
+    ranges = [(s.values()[0], s.values()[-1]) for s in spec.sliders]
+    for combo in itertools.product(*ranges):
+        fig = spec.plot(**dict(zip(names, combo, strict=True)))
+        assert np.all(np.isfinite(fig.axes[0].images[0].get_array()))
+        plt.close(fig)
