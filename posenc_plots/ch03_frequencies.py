@@ -1,0 +1,195 @@
+"""Figures for chapter 3, "Frequency per dimension".
+
+Every function computes through :mod:`posenc_core`, takes keyword
+arguments and ``ax=None``, and returns the matplotlib Figure. Nothing is
+drawn at import.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import posenc_core as pc
+from posenc_plots import Interactive, Slider
+
+__all__ = [
+    "plot_waves",
+    "plot_wavelengths",
+    "plot_wavelengths_by_base",
+    "plot_distance_matrix",
+    "plot_distance_profile",
+    "WAVELENGTHS",
+    "DISTANCE",
+    "INTERACTIVE",
+]
+
+
+def _axes(ax, figsize):
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize)
+    return ax.figure, ax
+
+
+def _fmt(base):
+    """10000.0 -> '10,000'; 1e12 -> '1e+12'; 3.16 -> '3.162'."""
+    if float(base).is_integer() and base < 1e9:
+        return f"{int(base):,}"
+    return f"{base:.4g}"
+
+
+def plot_waves(*, d_model=512, base=10000.0, pairs=(0, 32, 64, 128),
+               n_positions=101, ax=None):
+    """The sine column ``2i`` of each pair ``i`` in ``pairs`` over position.
+
+    Low pairs oscillate fast, high pairs slowly. The curves are drawn at
+    real-valued positions from 0 to ``n_positions - 1`` (the encoding of a
+    sequence samples them at the integers). One line per pair, in the
+    order of ``pairs``; line ``r`` has y-data column ``2*pairs[r]`` of
+    ``posenc_core.sinusoidal_encoding(x, d_model, base=base)`` where ``x``
+    is its x-data.
+    """
+    fig, ax = _axes(ax, (8, 3.2))
+    x = np.linspace(0, n_positions - 1, 20 * n_positions)
+    P = pc.sinusoidal_encoding(x, d_model, base=base)
+    lam = pc.wavelengths(d_model, base=base)
+    for i in pairs:
+        ax.plot(x, P[:, 2 * i], lw=1.2,
+                label=rf"$i={i}$, $\lambda_i={lam[i]:,.1f}$")
+    ax.set_xlabel("position pos")
+    ax.set_ylabel(r"$\sin(pos\,\omega_i)$")
+    ax.set_ylim(-1.1, 1.1)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    ax.set_title(f"sine column 2i of a few pairs (d_model={d_model}, "
+                 f"base={_fmt(base)})")
+    return fig
+
+
+def plot_wavelengths(*, d_model=512, base=10000.0, seq_len=512, ax=None):
+    """Wavelength of every pair against its index, on a log scale.
+
+    The first line's y-data is ``posenc_core.wavelengths(d_model,
+    base=base)``. Dashed lines mark :math:`2\\pi` and the bound
+    :math:`2\\pi\\cdot\\mathrm{base}` that is never reached; a dotted line
+    marks ``seq_len``, and pairs whose wavelength exceeds it are drawn in
+    a second colour (they never complete a cycle within ``seq_len``
+    positions).
+    """
+    fig, ax = _axes(ax, (8, 3.6))
+    lam = pc.wavelengths(d_model, base=base)
+    i = np.arange(lam.size)
+    ax.plot(i, lam, color="0.6", lw=1, zorder=1)
+    slow = lam > seq_len
+    ax.scatter(i[~slow], lam[~slow], s=10, color="C0", zorder=2,
+               label=f"wavelength <= {seq_len:g} ({int((~slow).sum())} pairs)")
+    ax.scatter(i[slow], lam[slow], s=10, color="C1", zorder=2,
+               label=f"wavelength > {seq_len:g} ({int(slow.sum())} pairs)")
+    ax.axhline(2 * np.pi, color="k", ls="--", lw=0.8)
+    ax.axhline(2 * np.pi * base, color="C3", ls="--", lw=0.8,
+               label=r"$2\pi\cdot$base (never reached)")
+    ax.axhline(seq_len, color="k", ls=":", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("pair index i")
+    ax.set_ylabel(r"wavelength $\lambda_i$ (positions)")
+    ax.set_title(
+        f"d_model={d_model}, base={_fmt(base)}: "
+        f"longest wavelength {lam[-1]:,.1f}")
+    ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_wavelengths_by_base(*, bases=(100.0, 10000.0, 1000000.0),
+                             d_model=512, seq_len=512, ax=None):
+    """Wavelengths against pair index for several bases (log scale).
+
+    Line ``r`` has y-data ``posenc_core.wavelengths(d_model,
+    base=bases[r])``; a dotted line marks ``seq_len``.
+    """
+    fig, ax = _axes(ax, (8, 3.6))
+    for base in bases:
+        lam = pc.wavelengths(d_model, base=base)
+        n_slow = int((lam > seq_len).sum())
+        ax.plot(np.arange(lam.size), lam,
+                label=f"base={_fmt(base)}: {n_slow} pairs longer than "
+                      f"{seq_len:g}")
+    ax.axhline(seq_len, color="k", ls=":", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("pair index i")
+    ax.set_ylabel(r"wavelength $\lambda_i$ (positions)")
+    ax.set_title(f"d_model={d_model}; dotted line: {seq_len:g} positions")
+    ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_distance_matrix(*, n_positions=128, d_model=512, base=10000.0,
+                         ax=None):
+    r"""Heatmap of :math:`\lVert PE(p) - PE(q) \rVert` for all pairs p, q.
+
+    The image array equals the matrix of Euclidean distances between the
+    rows of ``posenc_core.sinusoidal_encoding(n_positions, d_model,
+    base=base)``.
+    """
+    fig, ax = _axes(ax, (4.6, 3.8))
+    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+    sq = (P**2).sum(axis=1)
+    D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * P @ P.T, 0.0))
+    im = ax.imshow(D, cmap="viridis", origin="upper")
+    fig.colorbar(im, ax=ax, label="distance")
+    ax.set_xlabel("position q")
+    ax.set_ylabel("position p")
+    ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
+    return fig
+
+
+def plot_distance_profile(*, d_model=512, base=10000.0, n_positions=1000,
+                          ax=None):
+    r"""Distance of every position ``k`` from position 0.
+
+    The line's y-data is :math:`\lVert PE(k) - PE(0)\rVert` for
+    ``k = 0 .. n_positions-1``, from ``posenc_core.sinusoidal_encoding``.
+    Because the distance depends only on the offset, this curve is also the
+    distance between any two positions ``k`` apart. A dashed line marks the
+    distance to the neighbour (``k = 1``) and a red dot the nearest position
+    ``k >= 1``.
+    """
+    fig, ax = _axes(ax, (8, 3.2))
+    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+    dist = np.linalg.norm(P - P[0], axis=1)
+    k = np.arange(n_positions)
+    ax.plot(k, dist, lw=0.8)
+    if n_positions > 1:
+        ax.axhline(dist[1], color="k", ls="--", lw=0.8,
+                   label=f"neighbour distance {dist[1]:.3f}")
+        nearest = 1 + int(np.argmin(dist[1:]))
+        ax.plot([nearest], [dist[nearest]], "o", color="C3",
+                label=f"nearest: k={nearest}, distance {dist[nearest]:.3f}")
+        ax.legend(loc="lower right", fontsize="small")
+    ax.set_xlabel("offset k")
+    ax.set_ylabel(r"$\Vert PE(k) - PE(0) \Vert$")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
+    return fig
+
+
+WAVELENGTHS = Interactive(
+    name="ch03_wavelengths",
+    plot=plot_wavelengths,
+    sliders=(
+        Slider("d_model", 8, 1024, 8, 512, label="d_model"),
+        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
+        Slider("seq_len", 64, 8192, 64, 512, label="sequence length"),
+    ),
+    caption="Wavelength of each sin/cos pair; pairs longer than the "
+            "sequence are drawn in orange.",
+)
+
+DISTANCE = Interactive(
+    name="ch03_distance",
+    plot=plot_distance_profile,
+    sliders=(
+        Slider("d_model", 2, 512, 2, 64, label="d_model"),
+        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
+    ),
+    caption="Distance between two positions k apart, for offsets up to "
+            "1,000.",
+)
+
+INTERACTIVE = (WAVELENGTHS, DISTANCE)

@@ -1,0 +1,169 @@
+"""Figures for chapter 4, "The binary-counter analogy".
+
+Every function computes through :mod:`posenc_core`, takes keyword
+arguments and ``ax=None`` (a pair of Axes for the two-panel figures), and
+returns the matplotlib Figure. Nothing is drawn at import.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+import posenc_core as pc
+from posenc_plots import Interactive, Slider
+
+__all__ = [
+    "plot_counter_and_encoding",
+    "plot_bit_waves",
+    "plot_position",
+    "plot_neighbour_steps",
+    "POSITION",
+    "INTERACTIVE",
+]
+
+
+def _pair_of_axes(ax, figsize):
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=figsize)
+        fig.subplots_adjust(wspace=0.3)
+    if len(ax) != 2:
+        raise ValueError(f"ax must be None or two Axes, got {len(ax)}")
+    return ax[0].figure, ax
+
+
+def plot_counter_and_encoding(*, n_positions=64, n_bits=6, d_model=12,
+                              base=10000.0, ax=None):
+    """Heatmaps of the bits of a counter and of the sinusoidal encoding.
+
+    Left: ``posenc_core.binary_encoding(n_positions, n_bits)``, bit 0 (the
+    least significant) in the first column. Right:
+    ``posenc_core.sinusoidal_encoding(n_positions, d_model, base=base)``.
+    One row per position in both; the image arrays are these matrices.
+    """
+    fig, (ax_b, ax_p) = _pair_of_axes(ax, (9, 4.2))
+    B = pc.binary_encoding(n_positions, n_bits)
+    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+    ax_b.imshow(B, cmap="Greys", vmin=0, vmax=1, aspect="auto",
+                interpolation="nearest")
+    ax_b.set_title(f"bits of pos ({n_bits}-bit counter)")
+    ax_b.set_xlabel("bit j (0 = least significant)")
+    ax_b.set_ylabel("position pos")
+    im = ax_p.imshow(P, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto",
+                     interpolation="nearest")
+    ax_p.set_title(f"sinusoidal encoding (d_model={d_model})")
+    ax_p.set_xlabel("dimension (0 = fastest)")
+    ax_p.set_ylabel("position pos")
+    fig.colorbar(im, ax=ax_p)
+    return fig
+
+
+def plot_bit_waves(*, n_positions=32, n_bits=4, ax=None):
+    r"""Each bit as a square wave, with the sinusoid whose sign it follows.
+
+    Bit ``j`` of ``pos`` is 1 exactly when
+    :math:`\sin\big(\pi(pos + \tfrac12)\,2^{-j}\big) < 0`. The sinusoids are
+    the sine columns of ``posenc_core.sinusoidal_encoding`` at positions
+    :math:`\pi(x + \tfrac12)` with ``d_model = 2*n_bits`` and
+    ``base = 2**n_bits`` (so that :math:`\omega_j = 2^{-j}`), drawn rescaled
+    to :math:`(1 - \sin)/2` so that they share the bits' 0..1 range.
+    In axes ``j``, line 0 (the steps) has bit ``j`` of every position as
+    y-data, line 1 the rescaled sinusoid.
+    """
+    if ax is None:
+        fig, ax = plt.subplots(n_bits, 1, figsize=(8, 1.1 + 0.9 * n_bits),
+                               sharex=True, squeeze=False)
+        ax = ax[:, 0]
+    fig = ax[0].figure
+    pos = np.arange(n_positions)
+    # bits 0..n_bits-1 of pos are those of pos mod 2**n_bits
+    B = pc.binary_encoding(pos % 2**n_bits, n_bits)
+    x = np.linspace(0, n_positions - 1, 40 * n_positions)
+    S = pc.sinusoidal_encoding(np.pi * (x + 0.5), 2 * n_bits,
+                               base=2.0**n_bits)
+    for j in range(n_bits):
+        ax[j].step(pos, B[:, j], where="mid", color="k", lw=1.2,
+                   label=f"bit {j}")
+        ax[j].plot(x, (1 - S[:, 2 * j]) / 2, color="C0", ls="--", lw=1,
+                   label=rf"$(1-\sin(\pi(x+1/2)/2^{j}))/2$")
+        ax[j].set_ylim(-0.15, 1.15)
+        ax[j].set_yticks([0, 1])
+        ax[j].set_ylabel(f"bit {j}\nperiod {2 ** (j + 1)}", fontsize="small")
+    ax[-1].set_xlabel("position pos")
+    ax[0].set_title("bits of a counter are square waves whose periods double")
+    return fig
+
+
+def plot_position(*, pos=13, n_bits=8, d_model=16, base=10000.0, ax=None):
+    """The bits of ``pos`` next to its sinusoidal encoding, as bars.
+
+    A counter with ``n_bits`` bits can only show ``pos mod 2**n_bits``: past
+    that it overflows, and the title says so. Left bars: the row of
+    ``posenc_core.binary_encoding`` for that value; right bars: the row of
+    ``posenc_core.sinusoidal_encoding`` for ``pos``.
+    """
+    fig, (ax_b, ax_p) = _pair_of_axes(ax, (10, 3.4))
+    shown = pos % 2**n_bits
+    bits = pc.binary_encoding([shown], n_bits)[0]
+    row = pc.sinusoidal_encoding([pos], d_model, base=base)[0]
+    ax_b.bar(np.arange(n_bits), bits, color="0.3")
+    ax_b.set_ylim(-1.05, 1.05)
+    ax_b.axhline(0, color="k", lw=0.6)
+    ax_b.set_xlabel("bit j (0 = least significant)")
+    ax_b.set_ylabel("bit value")
+    written = "".join(str(b) for b in bits[::-1])
+    title = f"pos={pos}: bits {written} (written most significant first)"
+    if shown != pos:
+        title = (f"pos={pos} overflows {n_bits} bits:\n"
+                 f"the counter shows {shown} = {written}")
+    ax_b.set_title(title, fontsize="medium")
+    colors = np.where(np.arange(d_model) % 2 == 0, "C0", "C1")
+    ax_p.bar(np.arange(d_model), row, color=colors)
+    ax_p.set_ylim(-1.05, 1.05)
+    ax_p.axhline(0, color="k", lw=0.6)
+    for a in (ax_b, ax_p):
+        a.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax_p.set_xlabel("dimension (blue: sin, orange: cos)")
+    ax_p.set_ylabel("value")
+    ax_p.set_title(f"PE(pos={pos}), d_model={d_model}, base={base:g}",
+                   fontsize="medium")
+    return fig
+
+
+def plot_neighbour_steps(*, n_positions=64, n_bits=6, d_model=12,
+                         base=10000.0, ax=None):
+    r"""Distance between ``pos`` and ``pos + 1``, bits versus sinusoids.
+
+    Line 0's y-data: :math:`\lVert B(pos+1) - B(pos) \rVert` (the square
+    root of the number of bits that flip); line 1's:
+    :math:`\lVert PE(pos+1) - PE(pos) \rVert`, for
+    ``pos = 0 .. n_positions-2``.
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8, 3))
+    fig = ax.figure
+    B = pc.binary_encoding(n_positions, n_bits).astype(float)
+    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+    pos = np.arange(n_positions - 1)
+    ax.plot(pos, np.linalg.norm(np.diff(B, axis=0), axis=1), "o-", ms=3,
+            color="0.3", label=f"bits ({n_bits}-bit counter)")
+    ax.plot(pos, np.linalg.norm(np.diff(P, axis=0), axis=1), "s-", ms=3,
+            color="C0", label=f"sinusoidal (d_model={d_model})")
+    ax.set_xlabel("position pos")
+    ax.set_ylabel("distance to pos + 1")
+    ax.set_ylim(0, 1.3 * np.sqrt(n_bits))
+    ax.legend(loc="upper center", ncol=2, fontsize="small")
+    return fig
+
+
+POSITION = Interactive(
+    name="ch04_position",
+    plot=plot_position,
+    sliders=(
+        Slider("pos", 0, 255, 1, 13, label="pos"),
+        Slider("n_bits", 1, 10, 1, 8, label="bits"),
+        Slider("d_model", 2, 64, 2, 16, label="d_model"),
+    ),
+    caption="The bits of pos and its sinusoidal encoding side by side.",
+)
+
+INTERACTIVE = (POSITION,)

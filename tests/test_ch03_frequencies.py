@@ -1,0 +1,126 @@
+"""Tests for posenc_plots.ch03_frequencies: the figures show posenc_core's
+numbers, and every slider position draws without error."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import posenc_core as pc  # noqa: E402
+from posenc_plots import Interactive  # noqa: E402
+from posenc_plots import ch03_frequencies as figs  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_waves_are_the_sine_columns():
+    pairs = (0, 3, 9)
+    fig = figs.plot_waves(d_model=32, base=100.0, pairs=pairs, n_positions=50)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == len(pairs)
+    for line, i in zip(lines, pairs, strict=True):
+        x, y = line.get_xdata(), line.get_ydata()
+        assert x[0] == 0 and x[-1] == 49
+        expected = pc.sinusoidal_encoding(x, 32, base=100.0)[:, 2 * i]
+        np.testing.assert_allclose(y, expected)
+        # and the column is sin(x * omega_i), as the chapter says
+        np.testing.assert_allclose(
+            y, np.sin(x * pc.frequencies(32, base=100.0)[i]))
+
+
+def test_wavelength_plot_data():
+    fig = figs.plot_wavelengths(d_model=64, base=1000.0, seq_len=100)
+    ax = fig.axes[0]
+    lam = pc.wavelengths(64, base=1000.0)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), lam)
+    fast, slow = ax.collections[:2]
+    np.testing.assert_allclose(fast.get_offsets()[:, 1], lam[lam <= 100])
+    np.testing.assert_allclose(slow.get_offsets()[:, 1], lam[lam > 100])
+    np.testing.assert_allclose(slow.get_offsets()[:, 0],
+                               np.flatnonzero(lam > 100))
+    levels = [line.get_ydata()[0] for line in ax.get_lines()[1:]]
+    assert np.isclose(levels[0], 2 * np.pi)
+    assert np.isclose(levels[1], 2 * np.pi * 1000.0)
+    assert levels[2] == 100
+    assert "60,611.5" in figs.plot_wavelengths().axes[0].get_title()
+
+
+def test_wavelengths_by_base():
+    bases = (10.0, 1e4)
+    fig = figs.plot_wavelengths_by_base(bases=bases, d_model=16, seq_len=50)
+    lines = fig.axes[0].get_lines()
+    for line, base in zip(lines[:len(bases)], bases, strict=True):
+        np.testing.assert_allclose(line.get_ydata(),
+                                   pc.wavelengths(16, base=base))
+    n_slow = int((pc.wavelengths(16, base=1e4) > 50).sum())
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels[1].startswith(f"base=10,000: {n_slow} pairs")
+
+
+def test_distance_matrix_is_the_pairwise_distances():
+    fig = figs.plot_distance_matrix(n_positions=40, d_model=16, base=50.0)
+    image = fig.axes[0].get_images()[0].get_array()
+    P = pc.sinusoidal_encoding(40, 16, base=50.0)
+    brute = np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)
+    np.testing.assert_allclose(image, brute, atol=1e-6)
+
+
+def test_distance_profile_and_nearest_marker():
+    fig = figs.plot_distance_profile(d_model=8, n_positions=7000)
+    ax = fig.axes[0]
+    curve, neighbour, marker = ax.get_lines()
+    P = pc.sinusoidal_encoding(7000, 8)
+    np.testing.assert_allclose(curve.get_ydata(),
+                               np.linalg.norm(P - P[0], axis=1))
+    assert np.isclose(neighbour.get_ydata()[0], np.linalg.norm(P[1] - P[0]))
+    # the near repeat discussed in the chapter: 6283 is close to 2000*pi
+    assert marker.get_xdata()[0] == 6283
+    # with d_model = 512 the nearest position is the neighbour
+    ax512 = figs.plot_distance_profile(d_model=512, n_positions=1000).axes[0]
+    assert ax512.get_lines()[2].get_xdata()[0] == 1
+
+
+def test_distance_profile_single_position():
+    fig = figs.plot_distance_profile(d_model=4, n_positions=1)
+    assert len(fig.axes[0].get_lines()) == 1
+
+
+def test_base_formatting():
+    assert figs._fmt(10000.0) == "10,000"
+    assert figs._fmt(1e12) == "1e+12"
+    assert figs._fmt(10**0.25) == "1.778"
+
+
+def test_interactive_specs():
+    assert figs.INTERACTIVE == (figs.WAVELENGTHS, figs.DISTANCE)
+    for spec in figs.INTERACTIVE:
+        assert isinstance(spec, Interactive)
+        assert spec.caption
+    defaults = figs.WAVELENGTHS.defaults()
+    assert defaults == {"d_model": 512, "base": 10000.0, "seq_len": 512}
+
+
+@pytest.mark.parametrize("spec", figs.INTERACTIVE, ids=lambda s: s.name)
+def test_every_slider_position_draws(spec):
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        values = slider.values()
+        assert values[0] == pytest.approx(
+            10.0**slider.min if slider.log else slider.min)
+        assert values[-1] == pytest.approx(
+            10.0**slider.max if slider.log else slider.max)
+        # every value is plotted; text is laid out (drawn) at both ends
+        # and every 16th value, since only titles and legends depend on it
+        for n, value in enumerate(values):
+            fig = spec.plot(**{**defaults, slider.name: value})
+            if n % 16 == 0 or n == len(values) - 1:
+                fig.set_dpi(20)
+                fig.canvas.draw()
+            plt.close(fig)
