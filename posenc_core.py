@@ -105,7 +105,7 @@ def _check_real(name, value, *, low=None, low_open=True, what):
         try:
             value = float(value)
         except OverflowError:  # an int beyond the float64 range
-            value, ok = float("inf"), False
+            ok = False
         ok = ok and np.isfinite(value) and (
             low is None or (value > low if low_open else value >= low)
         )
@@ -237,7 +237,13 @@ def wavelengths(d_model, *, base=10000.0):
     >>> round(float(wavelengths(512)[-1]), 1)
     60611.5
     """
-    return 2.0 * np.pi / frequencies(d_model, base=base)
+    with np.errstate(over="ignore"):
+        lam = 2.0 * np.pi / frequencies(d_model, base=base)
+    if not np.all(np.isfinite(lam)):
+        raise ValueError(
+            f"base must be small enough for every wavelength to fit in "
+            f"float64, got {base!r}")
+    return lam
 
 
 def sinusoidal_encoding(positions, d_model, *, base=10000.0,
@@ -285,9 +291,10 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
     """
     if layout not in _LAYOUTS:
         raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
-    omega = frequencies(d_model, base=base)
+    d_model = _check_d("d_model", d_model)
     pos = _positions(positions)
-    _check_size(pos.size, d_model)
+    _check_size(pos.size, d_model)  # before allocating anything
+    omega = frequencies(d_model, base=base)
     angle = pos[:, None] * omega[None, :]
     P = np.empty((pos.size, d_model))
     if layout == "interleaved":
@@ -466,18 +473,36 @@ def self_attention(x, w_q, w_k, w_v, *, bias=None, causal=False):
         raise ValueError("w_q and w_k must have at least one column")
     if causal not in (True, False):
         raise ValueError(f"causal must be True or False, got {causal!r}")
-    q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
-    scores = q @ k.T / np.sqrt(q.shape[1])
+    _check_size(n, n)
+    _check_size(n, max(mats["w_q"].shape[1], mats["w_v"].shape[1]))
     if bias is not None:
-        b = np.asarray(bias, dtype=np.float64) if not isinstance(
-            bias, (str, bytes)) else None
-        if b is None or b.shape != (n, n) or np.any(np.isnan(b)) or np.any(
-                b == np.inf):
+        what = f"an ({n}, {n}) array of reals or -inf"
+        try:  # like _float_array, but -inf is allowed
+            b = None if isinstance(bias, (str, bytes)) else np.asarray(bias)
+        except (TypeError, ValueError):
+            b = None
+        if b is None or b.dtype == bool or not (
+                np.issubdtype(b.dtype, np.integer)
+                or np.issubdtype(b.dtype, np.floating)):
+            got = repr(bias) if b is None else f"dtype {b.dtype}"
+            raise ValueError(f"bias must be {what}, got {got}")
+        b = b.astype(np.float64)
+        if b.shape != (n, n) or np.any(np.isnan(b)) or np.any(b == np.inf):
             raise ValueError(
-                f"bias must be an ({n}, {n}) array of reals or -inf, got "
-                f"{getattr(b, 'shape', bias)!r}"
-            )
-        scores = scores + b
+                f"bias must be {what}, got shape {b.shape}"
+                + (" with NaN or +inf" if b.shape == (n, n) else ""))
+    with np.errstate(over="ignore", invalid="ignore"):
+        q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
+        scores = q @ k.T / np.sqrt(q.shape[1])
+    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(v))):
+        raise ValueError(
+            "x, w_q, w_k or w_v is too large: the scores or the values "
+            "overflow float64")
+    if bias is not None:
+        with np.errstate(over="ignore"):
+            scores = scores + b
+        if np.any(scores == np.inf):
+            raise ValueError("bias is too large: scores + bias overflow float64")
     if causal:
         scores = np.where(np.tri(n, dtype=bool), scores, -np.inf)
     top = scores.max(axis=1, keepdims=True) if n else scores
@@ -563,18 +588,26 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
                 f"frequencies must be a 1-D array of {d // 2} finite "
                 f"non-negative reals (d = {d}), got shape {theta.shape}"
             )
-    angle = pos[:, None] * theta[None, :]
+    with np.errstate(over="ignore"):
+        angle = pos[:, None] * theta[None, :]
+    if not np.all(np.isfinite(angle)):
+        raise ValueError(
+            "positions times frequencies overflow float64: a position or "
+            "a frequency is too large")
     cos, sin = np.cos(angle), np.sin(angle)
     if layout == "interleaved":
         x1, x2 = x[..., 0::2], x[..., 1::2]
     else:
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
     out = np.empty_like(x)
-    r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+    with np.errstate(over="ignore", invalid="ignore"):
+        r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
     if layout == "interleaved":
         out[..., 0::2], out[..., 1::2] = r1, r2
     else:
         out[..., : d // 2], out[..., d // 2:] = r1, r2
+    if not np.all(np.isfinite(out)):
+        raise ValueError("x is too large: its rotation overflows float64")
     return out
 
 
@@ -653,7 +686,14 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
             raise ValueError(
                 "head_dim must be at least 4 for NTK scaling, got 2"
             )
-        new_base = base * s ** (head_dim / (head_dim - 2))
+        try:
+            new_base = base * s ** (head_dim / (head_dim - 2))
+        except OverflowError:
+            new_base = np.inf
+        if not np.isfinite(new_base):
+            raise ValueError(
+                "scaling['factor'] is too large for NTK scaling: the new "
+                "base, base * factor**(d/(d-2)), overflows float64")
         return new_base ** (-2.0 * i / head_dim)
     L = p["original_max_position_embeddings"]
     if kind == "yarn":
@@ -852,11 +892,17 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
             f"bidirectional must be True or False, got {bidirectional!r}")
     smallest = 4 if bidirectional else 2
     num_buckets = _check_int("num_buckets", num_buckets, smallest)
+    if num_buckets > MAX_ELEMENTS:  # one table row per bucket
+        raise ValueError(
+            f"num_buckets must be at most {MAX_ELEMENTS}, got {num_buckets}")
     n = num_buckets // 2 if bidirectional else num_buckets
     max_exact = n // 2
     max_distance = _check_int(
         "max_distance", max_distance, max_exact + 1,
         f"an integer > {max_exact} (the number of exact buckets)")
+    if max_distance >= 2**1023:  # max_distance / max_exact must be a float
+        raise ValueError(
+            f"max_distance must be below 2**1023, got {max_distance}")
     bucket = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
         bucket += (rel > 0) * n
@@ -1000,7 +1046,7 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0, frequencies=None):
     32.5
     """
     head_dim = _check_d("head_dim", head_dim)
-    r = _positions(distances)
+    r = _positions(distances, "distances")
     if frequencies is None:
         theta = rope_frequencies(head_dim, base=base)
     else:
@@ -1014,7 +1060,13 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0, frequencies=None):
                 f"{theta.shape}"
             )
     _check_size(r.size, head_dim // 2)
-    S = np.cumsum(np.exp(1j * r[:, None] * theta[None, :]), axis=1)
+    with np.errstate(over="ignore"):
+        angle = r[:, None] * theta[None, :]
+    if not np.all(np.isfinite(angle)):
+        raise ValueError(
+            "distances times frequencies overflow float64: a distance or "
+            "a frequency is too large")
+    S = np.cumsum(np.exp(1j * angle), axis=1)
     return np.abs(S).mean(axis=1)
 
 
@@ -1106,7 +1158,12 @@ def round_significand(x, bits):
         raise ValueError(f"bits must be an integer from 1 to 53, got {bits}")
     x = _float_array("x", x, "an array-like of finite reals")
     mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent
-    return np.ldexp(np.rint(np.ldexp(mantissa, bits)), exponent - bits)
+    with np.errstate(over="ignore"):
+        out = np.ldexp(np.rint(np.ldexp(mantissa, bits)), exponent - bits)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            "x is too large: it rounds up to 2**1024, beyond float64")
+    return out
 
 
 # ---- chapter 5: relative position representations
@@ -1209,7 +1266,12 @@ def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
     _check_size(n, table_k.shape[0])
     k = (table_k.shape[0] - 1) // 2
     idx = relative_positions(n, max_distance=k) + k  # row of the table
-    logits = (x @ w_q) @ table_k.T  # (n, 2k+1): q_i . w_r for every r
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = (x @ w_q) @ table_k.T  # (n, 2k+1): q_i . w_r for every r
+    if not np.all(np.isfinite(logits)):
+        raise ValueError(
+            "x, w_q or table_k is too large: the position logits "
+            "(x @ w_q) @ table_k.T overflow float64")
     position = np.take_along_axis(logits, idx, axis=1)  # (n, n)
     out, weights = self_attention(x, w_q, w_k, w_v, causal=causal,
                                   bias=position / np.sqrt(d_k))
@@ -1220,4 +1282,9 @@ def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
     width = 2 * k + 1
     flat = (np.arange(n)[:, None] * width + idx).ravel()
     c = np.bincount(flat, weights=weights.ravel(), minlength=n * width)
-    return out + c.reshape(n, width) @ table_v, weights
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = out + c.reshape(n, width) @ table_v
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            "w_v or table_v is too large: the output overflows float64")
+    return out, weights
