@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh requirements.txt
+source scripts/_assets.sh
 rm -rf _build
 jupyter-book build . -W -n --keep-going
 echo "The book is in $PWD/_build/html/index.html"

@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # Install what the tests need into .venv and run all of them: the module's
-# unit, property, reference and doctests, and nbval (strict) on every
-# chapter. Extra arguments go to pytest.
+# unit, property, reference and doctests, nbval (strict) on every chapter,
+# and the browser tests of the HTML book (tests/test_browser.py, in
+# Debian's headless chromium, installed here when missing). Extra arguments
+# go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh requirements-test.txt
-ruff check posenc_core.py posenc_plots tests
+source scripts/_assets.sh
+if [ -z "${POSENC_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "Installing Debian's chromium for the browser tests"
+  sudo=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
+  if ! { $sudo apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+           chromium; } >/tmp/posenc-apt.log 2>&1; then
+    tail -20 /tmp/posenc-apt.log >&2
+  fi
+  if ! command -v chromium >/dev/null 2>&1; then
+    echo "error: the browser tests need chromium (apt-get install chromium," \
+      "or set POSENC_CHROMIUM to a Chromium binary)" >&2
+    exit 1
+  fi
+fi
+# Browser tests fail (never skip) when the browser or Playwright is missing.
+export POSENC_REQUIRE_BROWSER=1
+ruff check posenc_core.py posenc_plots tests _ext
 python -m pytest -p no:cacheprovider -n 2 --dist loadfile \
   --nbval chapters tests "$@"

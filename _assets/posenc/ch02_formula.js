@@ -1,0 +1,61 @@
+/* Live figures of chapter 2: posenc_plots/ch02_formula.py, in JavaScript. */
+(function (posenc) {
+  "use strict";
+  var core = posenc.core, np = posenc.np, fmt = posenc.fmt.format;
+  var N_POSITIONS = 100;
+
+  function waveDimensions(d_model) {
+    var m = Math.floor(d_model / 2), seen = {};
+    [0, Math.floor(m / 8), Math.floor(m / 4), Math.floor(m / 2)].forEach(function (p) { seen[p] = true; });
+    return Object.keys(seen).map(Number).sort(function (a, b) { return a - b; })
+      .map(function (p) { return 2 * p; });
+  }
+
+  function heatmap(fig, ax, P, o) {
+    var im = ax.imshow(P, { cmap: "RdBu_r", vmin: -1.0, vmax: 1.0, aspect: "auto" });
+    ax.set_xlabel("dimension");
+    ax.set_ylabel("position");
+    if (o.title) ax.set_title(o.title);
+    if (o.pos !== undefined) ax.axhline(o.pos, { color: "black", lw: 1 });
+    fig.colorbar(im, ax);
+  }
+
+  function waves(ax, positions, P, dims, pos) {
+    dims.forEach(function (dim) {
+      ax.plot(positions, P.map(function (row) { return row[dim]; }), { label: "dim " + dim });
+    });
+    ax.axvline(pos, { color: "black", lw: 1 });
+    ax.set_xlabel("position");
+    ax.set_ylabel("value");
+    ax.set_ylim(-1.1, 1.6);
+    ax.legend({ fontsize: "small", loc: "upper center", ncol: 4 });
+  }
+
+  function vector(ax, v, title) {
+    var dims = np.arange(v.length);
+    ax.vlines(dims, 0.0, v, { color: "gray", lw: 1 });
+    var even = dims.filter(function (d) { return d % 2 === 0; });
+    var odd = dims.filter(function (d) { return d % 2 === 1; });
+    ax.plot(even, even.map(function (d) { return v[d]; }), { marker: "o", ms: 3, label: "sin (even)" });
+    ax.plot(odd, odd.map(function (d) { return v[d]; }), { marker: "s", ms: 3, label: "cos (odd)" });
+    ax.axhline(0.0, { color: "black", lw: 0.5 });
+    ax.set_ylim(-1.1, 1.6);
+    ax.set_xlabel("dimension");
+    ax.set_ylabel("value");
+    if (title) ax.set_title(title);
+    ax.legend({ fontsize: "small", loc: "upper center", ncol: 2 });
+  }
+
+  posenc.register("ch02_formula:explore_encoding", {
+    figsize: [13, 3.6],
+    draw: function (fig, p) {
+      var d = p.d_model, base = p.base, pos = p.pos;
+      var ax = fig.subplots(1, 3);
+      var P = core.sinusoidal_encoding(N_POSITIONS, d, { base: base });
+      heatmap(fig, ax[0], P, { pos: pos, title: "d_model = " + d + ", base = " + fmt(base, ".3g") });
+      var fine = np.linspace(0.0, N_POSITIONS - 1, 397);
+      waves(ax[1], fine, core.sinusoidal_encoding(fine, d, { base: base }), waveDimensions(d), pos);
+      vector(ax[2], P[pos], "PE(" + pos + ")");
+    }
+  });
+})(window.posenc);

@@ -1,0 +1,343 @@
+"""Live in-page figures and an offline HTML book, for Jupyter Book 1.
+
+A Sphinx extension, registered in ``_config.yml`` under
+``sphinx.local_extensions``. It does four things:
+
+1. **Live figures.** A notebook code cell whose metadata has
+   ``"posenc_widget": "<module>:<name>"`` (e.g. ``"ch02_formula:explore_encoding"``)
+   gets, right after it in the HTML, a live figure: one labelled
+   ``<input type=range>`` per :class:`posenc_plots.Slider` of the
+   :class:`posenc_plots.Interactive` called ``<name>`` in
+   ``posenc_plots.<module>.INTERACTIVE`` (so the ranges are read from the
+   Python specs and cannot drift), a canvas and a caption. The figure is
+   drawn by ``_assets/posenc/posenc.js`` (the formulas of ``posenc_core``
+   in JavaScript, a small canvas plotter and the slider runtime) and the
+   chapter's ``_assets/posenc/<module>.js``, loaded only on pages that use
+   them. The slider cell itself is tagged ``remove-output``: its
+   ipywidgets need a kernel.
+2. **Offline MathJax.** MathJax comes from the npm package pinned in
+   ``package.json`` (``npm ci`` installs it into ``node_modules``); it is
+   copied into ``_static/mathjax`` and ``mathjax_path`` points there.
+3. **No CDN, no console errors.** On every page it drops the scripts that
+   would fetch from a CDN (require.js and the ipywidgets HTML manager that
+   myst-nb adds for stored widget state, and that state itself) and
+   sphinx-thebe's scripts (thebe is disabled; its configuration script is
+   emitted twice and the second copy raises a SyntaxError), and it sets
+   the theme's ``default_mode`` (without one the theme logs an error).
+4. **Data.** Figures that draw seeded random numbers get them from numpy
+   itself: ``_static/posenc/data/normals-<seed>.js`` holds
+   ``np.random.default_rng(seed).standard_normal(NORMAL_COUNT)``, loaded on
+   demand.
+
+Nothing here is fetched at view time from anywhere but the book itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: Seeds and length of the standard-normal streams written for the figures.
+NORMAL_SEEDS = range(10)
+NORMAL_COUNT = 2 * 128 * 128
+
+#: The MathJax files copied into the build (relative to the package's es5/).
+MATHJAX_KEEP = ("tex-mml-chtml.js", "input", "output/chtml", "ui", "a11y",
+                "sre", "adaptors")
+
+ASSET_DIR = "posenc"  # under _static/ in the build
+
+
+# ------------------------------------------------------------------ specs
+
+
+def find_interactive(key):
+    """The :class:`posenc_plots.Interactive` named by ``"<module>:<name>"``."""
+    if not isinstance(key, str) or key.count(":") != 1:
+        raise ValueError(
+            f"posenc_widget must be '<module>:<name>', got {key!r}")
+    module_name, name = key.split(":")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", module_name):
+        raise ValueError(f"bad module name in posenc_widget {key!r}")
+    module = importlib.import_module(f"posenc_plots.{module_name}")
+    for fig in getattr(module, "INTERACTIVE", ()):
+        if fig.name == name:
+            return fig
+    names = [f.name for f in getattr(module, "INTERACTIVE", ())]
+    raise ValueError(
+        f"posenc_plots.{module_name}.INTERACTIVE has no figure named "
+        f"{name!r}; it has {names}")
+
+
+def slider_value(slider, position):
+    """The value of ``slider`` at ``position`` (a point of its own grid)."""
+    return 10.0**position if slider.log else position
+
+
+def decimals(step):
+    """Decimals needed to write multiples of ``step`` (0.25 -> 2)."""
+    text = repr(float(step))
+    if "e" in text:
+        return 6
+    return len(text.split(".")[1].rstrip("0"))
+
+
+def readout(slider, position):
+    """The text shown next to a slider (and read by screen readers).
+
+    Integer sliders show the integer; other linear sliders show as many
+    decimals as their step has; log sliders show ``10**position`` with
+    thousands separators above 1000 and four significant digits below.
+    ``posenc.js`` formats the same way (the browser tests check it).
+    """
+    if slider.is_int:
+        return str(int(round(position)))
+    if not slider.log:
+        return f"{position:.{decimals(slider.step)}f}"
+    value = 10.0**position
+    if value >= 1000:
+        return f"{round(value):,}"
+    return f"{value:.4g}"
+
+
+def spec_json(key, fig):
+    """What posenc.js needs to know about a figure, as JSON."""
+    return {
+        "key": key,
+        "caption": fig.caption,
+        "sliders": [
+            {"name": s.name, "label": s.label or s.name, "min": s.min,
+             "max": s.max, "step": s.step, "value": s.value,
+             "log": bool(s.log), "int": bool(s.is_int),
+             "decimals": 0 if s.is_int else decimals(s.step)}
+            for s in fig.sliders
+        ],
+    }
+
+
+def widget_html(key, fig, uid):
+    """The live figure's HTML: sliders (disabled until the script runs)."""
+    esc = html.escape
+    rows = []
+    for s in fig.sliders:
+        sid = f"{uid}-{s.name}"
+        text = readout(s, s.value)
+        rows.append(
+            f'<div class="posenc-control">'
+            f'<label for="{sid}">{esc(s.label or s.name)}'
+            f'{" (log scale)" if s.log else ""}</label>'
+            f'<input type="range" id="{sid}" name="{esc(s.name)}" '
+            f'min="{s.min!r}" max="{s.max!r}" step="{s.step!r}" '
+            f'value="{s.value!r}" aria-valuetext="{esc(text)}" disabled>'
+            f'<output id="{sid}-out" for="{sid}" aria-hidden="true">'
+            f'{esc(text)}</output></div>'
+        )
+    caption = esc(fig.caption)
+    spec = esc(json.dumps(spec_json(key, fig)), quote=True)
+    return (
+        f'<div class="posenc-widget" id="{uid}" data-posenc-key="{esc(key)}" '
+        f'data-posenc-state="static" data-posenc-spec="{spec}">\n'
+        f'<div class="posenc-controls" role="group" '
+        f'aria-label="Sliders of the live figure">{"".join(rows)}</div>\n'
+        f'<figure class="posenc-figure">'
+        f'<canvas class="posenc-canvas" role="img" '
+        f'aria-label="{caption}"></canvas>'
+        f'<figcaption><span class="posenc-caption">{caption}</span> '
+        f'<span class="posenc-note">Live figure: move the sliders (or focus '
+        f'one and use the arrow keys) and it is recomputed in your browser.'
+        f'</span></figcaption></figure>\n'
+        f'<noscript><p class="posenc-noscript">This live figure needs '
+        f'JavaScript; the figure above shows its default settings.</p>'
+        f'</noscript>\n</div>\n'
+    )
+
+
+# --------------------------------------------------------------- doctree
+
+
+def _env_pages(env):
+    if not hasattr(env, "posenc_pages"):
+        env.posenc_pages = {}
+    return env.posenc_pages
+
+
+def add_widgets(app, doctree):
+    """After each notebook cell tagged with posenc_widget, add its figure."""
+    env = app.env
+    docname = env.docname
+    modules = set()
+    count = 0
+    assets = Path(app.srcdir, app.config.posenc_assets)
+    for node in list(doctree.findall(nodes.container)):
+        if node.get("nb_element") != "cell_code":
+            continue
+        meta = node.get("cell_metadata") or {}
+        key = meta.get("posenc_widget")
+        if key is None:
+            continue
+        try:
+            fig = find_interactive(key)
+        except (ValueError, ImportError) as err:
+            logger.warning(f"posenc_widget: {err}", location=node)
+            continue
+        tags = meta.get("tags", [])
+        if "remove-output" not in tags:
+            logger.warning(
+                f"posenc_widget {key!r}: tag the cell 'remove-output' (its "
+                "ipywidgets need a kernel)", location=node)
+        module_name = key.split(":")[0]
+        script = assets / f"{module_name}.js"
+        if not script.is_file():
+            logger.warning(
+                f"posenc_widget {key!r}: no drawing script {script}",
+                location=node)
+            continue
+        if json.dumps(key) not in script.read_text(encoding="utf-8"):
+            logger.warning(
+                f"posenc_widget {key!r}: {script.name} does not register "
+                f"{json.dumps(key)}", location=node)
+            continue
+        count += 1
+        uid = f"posenc-{count}"
+        raw = nodes.raw("", widget_html(key, fig, uid), format="html")
+        node.parent.insert(node.parent.index(node) + 1, raw)
+        modules.add(module_name)
+    pages = _env_pages(env)
+    if modules:
+        pages[docname] = sorted(modules)
+    else:
+        pages.pop(docname, None)
+
+
+def purge_doc(app, env, docname):
+    _env_pages(env).pop(docname, None)
+
+
+def merge_info(app, env, docnames, other):
+    _env_pages(env).update(
+        {d: m for d, m in _env_pages(other).items() if d in docnames})
+
+
+# ------------------------------------------------------------------- html
+
+#: Scripts never wanted: CDN loaders, stored widget state, sphinx-thebe.
+_DROP = re.compile(
+    r"require\.js|require\.min\.js|html-manager|embed-amd|sphinx-thebe"
+    r"|thebe_selector|THEBE_JS_URL")
+
+
+def page_assets(app, pagename, templatename, context, doctree):
+    """Per page: drop unwanted scripts; add ours where a page has widgets."""
+    if app.builder.format != "html":
+        return
+    scripts = context.get("script_files")
+    if scripts is not None:
+        keep, seen = [], set()
+        for js in scripts:
+            text = f"{js.filename} {js.attributes.get('body', '')}"
+            kind = js.attributes.get("type", "")
+            if _DROP.search(text) or kind == (
+                    "application/vnd.jupyter.widget-state+json"):
+                continue
+            ident = (str(js.filename), tuple(sorted(js.attributes.items())))
+            if ident in seen:  # e.g. togglebutton's selector, set twice
+                continue
+            seen.add(ident)
+            keep.append(js)
+        scripts[:] = keep
+    css = context.get("css_files")
+    if css is not None:
+        css[:] = [c for c in css if "sphinx-thebe" not in c.filename]
+    modules = _env_pages(app.env).get(pagename)
+    if not modules:
+        return
+    app.add_css_file(f"{ASSET_DIR}/posenc.css")
+    app.add_js_file(f"{ASSET_DIR}/posenc.js", defer="defer", priority=600)
+    for name in modules:
+        app.add_js_file(f"{ASSET_DIR}/{name}.js", defer="defer", priority=601)
+
+
+def check_assets(app):
+    if app.builder.format != "html":
+        return
+    mathjax = Path(app.srcdir, app.config.posenc_mathjax)
+    if not (mathjax / "tex-mml-chtml.js").is_file():
+        raise ExtensionError(
+            f"MathJax not found in {mathjax}: run `npm ci` in {app.srcdir} "
+            "(scripts/book.sh does)")
+
+
+def _copy(src, dst):
+    if src.is_dir():
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+    else:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+
+
+def copy_assets(app, exception):
+    """Copy MathJax, the scripts and the random streams into the build."""
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir, "_static")
+    mathjax = Path(app.srcdir, app.config.posenc_mathjax)
+    for part in MATHJAX_KEEP:
+        _copy(mathjax / part, static / "mathjax" / part)
+    for name in ("LICENSE", "package.json"):
+        _copy(mathjax.parent / name, static / "mathjax" / name)
+    assets = Path(app.srcdir, app.config.posenc_assets)
+    _copy(assets, static / ASSET_DIR)
+    if _env_pages(app.env):
+        write_normals(static / ASSET_DIR / "data")
+
+
+def write_normals(folder):
+    """``normals-<seed>.js``: numpy's standard normals, base64 float64."""
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for seed in NORMAL_SEEDS:
+        values = np.random.default_rng(seed).standard_normal(NORMAL_COUNT)
+        data = base64.b64encode(values.astype("<f8").tobytes()).decode()
+        (folder / f"normals-{seed}.js").write_text(
+            f"/* np.random.default_rng({seed}).standard_normal"
+            f"({NORMAL_COUNT}), little-endian float64, base64 */\n"
+            f'posenc.data.define("normals-{seed}", "{data}");\n',
+            encoding="utf-8")
+
+
+def theme_mode(app, config):
+    """Give pydata-sphinx-theme a colour mode.
+
+    Without one (a template variable, set through ``html_context``), its
+    first script sets ``data-mode=""`` and its main script then logs "Got
+    invalid theme mode" as a console error on every page.
+    """
+    context = dict(config.html_context or {})
+    context.setdefault("default_mode", "light")
+    config.html_context = context
+
+
+def setup(app):
+    app.add_config_value("posenc_assets", "_assets/posenc", "html")
+    app.connect("config-inited", theme_mode)
+    app.add_config_value("posenc_mathjax", "node_modules/mathjax/es5", "html")
+    app.connect("builder-inited", check_assets)
+    app.connect("doctree-read", add_widgets)
+    app.connect("env-purge-doc", purge_doc)
+    app.connect("env-merge-info", merge_info)
+    app.connect("html-page-context", page_assets, priority=900)
+    app.connect("build-finished", copy_assets)
+    return {"version": "1.0", "parallel_read_safe": True,
+            "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,46 @@
+"""Shared fixtures.
+
+``book_html``: the built HTML book. ``$POSENC_BOOK_HTML`` if set (e.g.
+``_build/html`` after ``scripts/book.sh``); otherwise it is built once per
+test process into a temporary folder from the notebooks' stored outputs
+(nbval checks those against a fresh run in the same test session), with
+warnings as errors.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TOC = Path(os.environ.get("POSENC_TOC", ROOT / "_toc.yml"))
+
+
+@pytest.fixture(scope="session")
+def book_html(tmp_path_factory):
+    given = os.environ.get("POSENC_BOOK_HTML")
+    if given:
+        html = Path(given).resolve()
+        assert (html / "index.html").is_file(), f"no book in {html}"
+        return html
+    out = tmp_path_factory.mktemp("book")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["execute"]["execute_notebooks"] = "off"
+    config["sphinx"]["local_extensions"] = {
+        name: str(ROOT / path)
+        for name, path in config["sphinx"]["local_extensions"].items()}
+    config_path = out / "_config.yml"
+    config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    cmd = [sys.executable, "-m", "jupyter_book", "build", str(ROOT),
+           "--path-output", str(out), "--config", str(config_path),
+           "--toc", str(TOC), "-W", "-n", "--keep-going"]
+    jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent))
+    if jb:
+        cmd[:3] = [jb]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return out / "_build" / "html"

@@ -1,0 +1,763 @@
+"""The built HTML book in a real headless Chromium, driven by Playwright.
+
+What is checked, page by page:
+
+* **Offline and clean** (``test_page_is_clean``), over http://127.0.0.1 (a
+  local ``http.server``) and from ``file://``: every request goes to the
+  book's own files, none fails (no 4xx either), no console error, no page
+  error, every formula is typeset by the MathJax served with the book, and
+  a page loads ``posenc.js`` and a chapter's script only if it shows one
+  of its live figures.
+* **Live figures** (``test_widget``): for every live figure of every page,
+  its sliders have labels, their ranges are the Python ``Slider`` specs,
+  and each slider is moved with the keyboard (arrow keys, Home, End) and by
+  setting its value. Each time the readout and ``aria-valuetext`` must be
+  the value, and the data drawn (recorded by posenc.js) must equal the
+  matplotlib figure that the Python plotting function draws for the same
+  values: images, lines, bars, scatters, texts, titles, labels, legends
+  (numbers to 1e-12). Then every position of every slider is drawn once
+  (``test_widget_sweep``) with no error. Screenshots go to
+  ``test-artifacts/`` (or ``$POSENC_ARTIFACTS``).
+* **One source of truth** (``test_core_agrees_with_posenc_core``): the
+  JavaScript formulas (``posenc.core``) equal posenc_core to 1e-12 on a
+  grid of parameters, run in the browser.
+* **The tests bite** (``test_a_wrong_formula_is_caught``): with a wrong
+  formula patched into the page, the figure comparison fails.
+* **Coverage** (``test_every_interactive_has_a_live_figure``): every
+  ``Interactive`` of every ``posenc_plots`` module is a live figure on a
+  page of the book, and every slider cell carries its metadata and the
+  ``remove-output`` tag.
+
+The book: the ``book_html`` fixture of ``tests/conftest.py``.
+
+The browser: Debian's ``chromium`` (``$POSENC_CHROMIUM`` to use another
+binary), never a downloaded one. Without it (or without Playwright) these
+tests fail when ``$CI`` or ``$POSENC_REQUIRE_BROWSER`` is set, which
+scripts/test.sh does, and are skipped otherwise.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import yaml  # noqa: E402
+
+import posenc_core as pc  # noqa: E402
+from posenc_plots import all_interactive  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+import posenc_widgets  # noqa: E402
+
+TOC = Path(os.environ.get("POSENC_TOC", ROOT / "_toc.yml"))
+ARTIFACTS = Path(os.environ.get("POSENC_ARTIFACTS", ROOT / "test-artifacts"))
+REQUIRE = bool(os.environ.get("CI") or os.environ.get("POSENC_REQUIRE_BROWSER"))
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+    "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+RTOL = 1e-12
+TIMEOUT = 60_000  # ms
+
+
+# ------------------------------------------------------------ the book
+
+
+def toc_files():
+    """Source files of the book, in toc order (without extension)."""
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or ():
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", ()):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return files
+
+
+def notebook_widgets(name):
+    """(cell index, key, tags) of each slider cell of a notebook."""
+    path = ROOT / f"{name}.ipynb"
+    if not path.is_file():
+        return []
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    found = []
+    for i, cell in enumerate(nb["cells"]):
+        meta = cell.get("metadata", {})
+        source = "".join(cell.get("source", ""))
+        if cell["cell_type"] == "code" and (
+                "posenc_widget" in meta or "posenc_plots.show(" in source):
+            found.append((i, meta.get("posenc_widget"), meta.get("tags", [])))
+    return found
+
+
+PAGES = ["index.html"] + [f"{name}.html" for name in toc_files()] + [
+    "genindex.html", "search.html"]
+WIDGETS = [(f"{name}.html", key) for name in toc_files()
+           for _, key, _ in notebook_widgets(name) if key]
+INTERACTIVE = {f"{module}:{fig.name}": fig for module, fig in all_interactive()}
+
+
+def require(reason):
+    if REQUIRE:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(book_html):
+    handler = functools.partial(QuietHandler, directory=str(book_html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require("Playwright is not installed (pip install -r "
+                "requirements-test.txt)")
+    exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
+    if not exe:
+        require("no chromium: apt-get install chromium (scripts/test.sh "
+                "does)")
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(TIMEOUT)
+        yield context
+        context.close()
+
+
+class Visit:
+    """A page opened with every request, failure and error recorded."""
+
+    def __init__(self, context, url):
+        self.page = context.new_page()
+        self.requests, self.failed, self.errors = [], [], []
+        page = self.page
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("requestfailed",
+                lambda r: self.failed.append(f"{r.url} {r.failure}"))
+        page.on("response", lambda r: r.status >= 400 and self.failed.append(
+            f"{r.url} HTTP {r.status}"))
+        page.on("console", lambda m: m.type == "error" and self.errors.append(
+            f"console: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.goto(url, wait_until="load")
+        if url.endswith("/index.html"):  # a redirect to the root page
+            root = re.escape(toc_files()[0])
+            page.wait_for_url(re.compile(rf"/{root}\.html$"))
+            page.wait_for_load_state("load")
+        page.wait_for_function(
+            "() => !window.MathJax || !MathJax.startup || "
+            "!MathJax.startup.promise ? true : "
+            "MathJax.startup.promise.then(() => true)")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.posenc-widget')]"
+            ".every(w => ['ready', 'error'].includes(w.dataset.posencState))")
+
+    def close(self):
+        self.page.close()
+
+
+@pytest.fixture(scope="module")
+def pages(browser, server):
+    """One open page per book page, served over http, reused by tests."""
+    opened = {}
+
+    def get(name):
+        if name not in opened:
+            opened[name] = Visit(browser, server + name)
+        return opened[name]
+
+    yield get
+    for visit in opened.values():
+        visit.close()
+
+
+# ------------------------------------------------------- clean pages
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+@pytest.mark.parametrize("name", PAGES)
+def test_page_is_clean(browser, server, book_html, name, scheme):
+    base = server if scheme == "http" else book_html.as_uri() + "/"
+    visit = Visit(browser, base + name)
+    try:
+        page = visit.page
+        outside = [u for u in visit.requests
+                   if not u.startswith(base) and not u.startswith("data:")]
+        assert not outside, f"requests outside the book: {outside}"
+        assert not visit.failed, f"failed requests: {visit.failed}"
+        assert not visit.errors, f"errors: {visit.errors}"
+        states = page.eval_on_selector_all(
+            ".posenc-widget", "ws => ws.map(w => w.dataset.posencState)")
+        assert all(s == "ready" for s in states), states
+        # math: typeset by the local MathJax, no TeX errors
+        n_math = page.eval_on_selector_all(
+            ".math, span.math, div.math", "els => els.length")
+        if n_math:
+            assert page.evaluate("() => !!window.MathJax && "
+                                 "!!MathJax.startup && !!MathJax.version")
+            assert page.eval_on_selector_all("mjx-container",
+                                             "els => els.length") > 0
+            assert page.eval_on_selector_all("mjx-merror",
+                                             "els => els.length") == 0
+            mathjax = [u for u in visit.requests if "tex-mml-chtml.js" in u]
+            assert mathjax and all(u.startswith(base) for u in mathjax)
+        # a page loads only the scripts it uses
+        scripts = page.eval_on_selector_all(
+            "script[src]", "els => els.map(e => e.getAttribute('src'))")
+        ours = sorted(Path(s.split("?")[0]).name for s in scripts
+                      if "/posenc/" in s and "/data/" not in s)
+        keys = page.eval_on_selector_all(
+            ".posenc-widget", "ws => ws.map(w => w.dataset.posencKey)")
+        expected = sorted({"posenc.js"} | {k.split(":")[0] + ".js"
+                                           for k in keys}) if keys else []
+        assert ours == expected
+        if scheme == "http":
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=ARTIFACTS / (name.replace("/", "__") + ".png"),
+                            full_page=True)
+    finally:
+        visit.close()
+
+
+# --------------------------------------------------- figure records
+
+
+def _num(values):
+    return np.asarray(values, dtype=float)
+
+
+def mpl_record(fig):
+    """The data of a matplotlib figure, shaped like posenc.js's record."""
+    axes = []
+    for ax in fig.axes:
+        if hasattr(ax, "_colorbar") or not ax.get_visible():
+            continue
+        legend = ax.get_legend()
+        axes.append({
+            "title": ax.get_title(), "xlabel": ax.get_xlabel(),
+            "ylabel": ax.get_ylabel(), "xscale": ax.get_xscale(),
+            "yscale": ax.get_yscale(),
+            "images": [np.ma.filled(np.ma.asarray(im.get_array(), float),
+                                    np.nan) for im in ax.images],
+            "lines": [{"x": _num(line.get_xdata(orig=True)),
+                       "y": _num(line.get_ydata(orig=True)),
+                       "label": line.get_label(), "gid": line.get_gid()}
+                      for line in ax.lines],
+            "patches": [(p.get_x(), p.get_y(), p.get_width(), p.get_height())
+                        for p in ax.patches
+                        if isinstance(p, matplotlib.patches.Rectangle)],
+            "collections": [
+                {"segments": [np.asarray(s, float) for s in c.get_segments()]}
+                if isinstance(c, matplotlib.collections.LineCollection)
+                else {"offsets": np.asarray(c.get_offsets(), float)}
+                for c in ax.collections],
+            "texts": [t.get_text() for t in ax.texts],
+            "legend": None if legend is None else [
+                t.get_text() for t in legend.get_texts()],
+        })
+    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else None
+    return {"suptitle": suptitle, "axes": axes}
+
+
+def _close(a, b):
+    a, b = _num(a), _num(b)
+    if a.size == 0 and b.size == 0:  # JSON cannot tell (1, 0) from (1, 0, 0)
+        return None
+    if a.shape != b.shape:
+        return f"shape {a.shape} != {b.shape}"
+    scale = max(1.0, float(np.nanmax(np.abs(b), initial=0.0)))
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return "NaN in different places"
+    bad = ~np.isclose(a, b, rtol=RTOL, atol=RTOL * scale, equal_nan=True)
+    if bad.any():
+        i = np.argwhere(bad)[0]
+        return (f"{int(bad.sum())} values differ, first at {tuple(i)}: "
+                f"{a[tuple(i)]!r} != {b[tuple(i)]!r}")
+    return None
+
+
+def _label(text):
+    return None if text is None or str(text).startswith("_") else str(text)
+
+
+def compare(js, py):
+    """Differences between a posenc.js record and a matplotlib record."""
+    diffs = []
+    if js["suptitle"] != py["suptitle"]:
+        diffs.append(f"suptitle {js['suptitle']!r} != {py['suptitle']!r}")
+    if len(js["axes"]) != len(py["axes"]):
+        return diffs + [f"{len(js['axes'])} axes != {len(py['axes'])}"]
+    for k, (a, b) in enumerate(zip(js["axes"], py["axes"], strict=True)):
+        where = f"axes {k}"
+        for key in ("title", "xlabel", "ylabel", "xscale", "yscale", "texts",
+                    "legend"):
+            if a[key] != b[key]:
+                diffs.append(f"{where} {key}: {a[key]!r} != {b[key]!r}")
+        for key in ("images", "lines", "patches", "collections"):
+            if len(a[key]) != len(b[key]):
+                diffs.append(f"{where}: {len(a[key])} {key} != {len(b[key])}")
+        for i, (x, y) in enumerate(zip(a["images"], b["images"], strict=False)):
+            if err := _close(x, y):
+                diffs.append(f"{where} image {i}: {err}")
+        for i, (x, y) in enumerate(zip(a["lines"], b["lines"], strict=False)):
+            for key in ("x", "y"):
+                if err := _close(x[key], y[key]):
+                    diffs.append(f"{where} line {i} {key}: {err}")
+            if _label(x["label"]) != _label(y["label"]):
+                diffs.append(f"{where} line {i} label {x['label']!r} != "
+                             f"{y['label']!r}")
+            if x["gid"] != y["gid"]:
+                diffs.append(f"{where} line {i} gid {x['gid']!r} != "
+                             f"{y['gid']!r}")
+        if a["patches"] and len(a["patches"]) == len(b["patches"]):
+            if err := _close(a["patches"], b["patches"]):
+                diffs.append(f"{where} patches: {err}")
+        pairs = zip(a["collections"], b["collections"], strict=False)
+        for i, (x, y) in enumerate(pairs):
+            if set(x) != set(y):
+                diffs.append(f"{where} collection {i}: {set(x)} != {set(y)}")
+                continue
+            for key in x:
+                xs, ys = x[key], y[key]
+                if key == "offsets" and len(xs) == 0 and len(ys) == 0:
+                    continue
+                if err := _close(xs, ys):
+                    diffs.append(f"{where} collection {i} {key}: {err}")
+    return diffs
+
+
+def python_figure(fig_spec, params):
+    """The matplotlib figure of ``fig_spec`` for the values JS used."""
+    kwargs = {}
+    for s in fig_spec.sliders:
+        value = params[s.name]
+        kwargs[s.name] = int(value) if s.is_int else float(value)
+    fig = fig_spec.plot(**kwargs)
+    try:
+        return mpl_record(fig)
+    finally:
+        plt.close("all")
+
+
+# ------------------------------------------------------ live figures
+
+
+def _widget_ids(page, key):
+    return page.eval_on_selector_all(
+        ".posenc-widget", "(ws, key) => ws.filter(w => w.dataset.posencKey "
+        "=== key).map(w => w.id)", key)
+
+
+def _state(page, wid):
+    # JSON is much faster than Playwright's serialisation of big arrays;
+    # NaN (blank tiles of a mosaic) comes back as None, read as nan.
+    return json.loads(page.evaluate("id => JSON.stringify(posenc.inspect(id))",
+                                    wid))
+
+
+def _wait_draw(page, wid, before):
+    page.wait_for_function(
+        "([id, n]) => { const w = document.getElementById(id); "
+        "return w.dataset.posencState === 'ready' && "
+        "+w.dataset.posencDraws > n; }", arg=[wid, before])
+
+
+def _grid(slider):
+    count = int(round((slider.max - slider.min) / slider.step)) + 1
+    return slider.min + slider.step * np.arange(count)
+
+
+def check_state(page, wid, fig_spec, expected_positions=None):
+    """The readouts and the drawn data must match Python; the state."""
+    state = _state(page, wid)
+    assert state["state"] == "ready"
+    for s in fig_spec.sliders:
+        pos = state["positions"][s.name]
+        grid = _grid(s)
+        assert np.isclose(grid, pos, rtol=0, atol=1e-9 * s.step).any(), (
+            s.name, pos)
+        if expected_positions and s.name in expected_positions:
+            assert np.isclose(pos, expected_positions[s.name],
+                              atol=1e-9 * s.step), (s.name, pos)
+        text = posenc_widgets.readout(s, pos)
+        assert state["readouts"][s.name] == text
+        sid = f"{wid}-{s.name}"
+        assert page.text_content(f"#{sid}-out") == text
+        assert page.get_attribute(f"#{sid}", "aria-valuetext") == text
+        value = state["params"][s.name]
+        assert np.isclose(value, posenc_widgets.slider_value(s, pos),
+                          rtol=1e-12), (s.name, value)
+    assert fig_spec.caption in state["label"]
+    diffs = compare(state["figure"], python_figure(fig_spec, state["params"]))
+    assert not diffs, "\n".join(diffs[:20])
+    return state
+
+
+def _set(page, wid, name, position):
+    page.evaluate(
+        "([id, name, v]) => { const el = document.querySelector("
+        "`#${id} input[name=\"${name}\"]`); el.value = String(v); "
+        "el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        [wid, name, position])
+
+
+def _draws(page, wid):
+    return _state(page, wid)["draws"]
+
+
+@pytest.mark.parametrize("name,key", WIDGETS)
+def test_widget(pages, name, key):
+    fig_spec = INTERACTIVE.get(key)
+    assert fig_spec is not None, f"{key}: no such Interactive"
+    visit = pages(name)
+    page = visit.page
+    ids = _widget_ids(page, key)
+    assert ids, f"{key} is not on {name}"
+    for wid in ids:
+        # structure: labelled, enabled sliders with the Python ranges
+        for s in fig_spec.sliders:
+            sid = f"{wid}-{s.name}"
+            label = page.text_content(f"label[for='{sid}']")
+            assert label and (s.label or s.name) in label
+            attrs = page.evaluate(
+                "id => { const e = document.getElementById(id); return "
+                "[+e.min, +e.max, +e.step, e.disabled, e.type]; }", sid)
+            assert attrs == [s.min, s.max, s.step, False, "range"], attrs
+        assert page.text_content(f"#{wid} figcaption").startswith(
+            fig_spec.caption)
+        page.locator(f"#{wid}").screenshot(
+            path=_artifact(name, key, "default"))
+        check_state(page, wid, fig_spec,
+                    {s.name: s.value for s in fig_spec.sliders})
+        rng = np.random.default_rng(abs(hash(key)) % 2**32)
+        for s in fig_spec.sliders:
+            sel = f"#{wid}-{s.name}"
+            grid = _grid(s)
+            start = _state(page, wid)["positions"][s.name]
+            i0 = int(np.argmin(np.abs(grid - start)))
+            # keyboard: one step right (or left at the end), End, Home
+            moves = [("ArrowLeft" if i0 == len(grid) - 1 else "ArrowRight",
+                      grid[i0 - 1] if i0 == len(grid) - 1 else grid[i0 + 1]),
+                     ("End", grid[-1]), ("Home", grid[0])]
+            for keyname, target in moves:
+                state = _state(page, wid)
+                page.focus(sel)
+                page.keyboard.press(keyname)
+                _wait_draw(page, wid, state["draws"])
+                moved = check_state(page, wid, fig_spec, {s.name: target})
+                # no dead control: a move changes what the figure shows
+                assert moved["figure"] != state["figure"], (s.name, keyname)
+            # setting the value: a random grid point, then the default
+            for target in (grid[rng.integers(len(grid))], s.value):
+                before = _draws(page, wid)
+                _set(page, wid, s.name, repr(float(target)))
+                _wait_draw(page, wid, before)
+                check_state(page, wid, fig_spec, {s.name: target})
+        # all sliders away from their defaults at once
+        for s in fig_spec.sliders:
+            grid = _grid(s)
+            before = _draws(page, wid)
+            _set(page, wid, s.name, repr(float(grid[rng.integers(len(grid))])))
+            _wait_draw(page, wid, before)
+        check_state(page, wid, fig_spec)
+        page.locator(f"#{wid}").screenshot(path=_artifact(name, key, "moved"))
+        for s in fig_spec.sliders:  # back to the defaults
+            before = _draws(page, wid)
+            _set(page, wid, s.name, repr(float(s.value)))
+            _wait_draw(page, wid, before)
+    assert not visit.errors, visit.errors
+    assert not visit.failed, visit.failed
+
+
+def _artifact(name, key, what):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{name}__{key}__{what}")
+    return ARTIFACTS / f"{safe}.png"
+
+
+SWEEP = """async ([id, name, positions]) => {
+  const w = posenc.widgets.find(x => x.el.id === id);
+  const input = w.inputs[name], keep = input.value, bad = [];
+  for (const v of positions) {
+    input.value = String(v);
+    try {
+      await w.draw();
+      const rec = w.figure.record();
+      if (!rec.axes.length) bad.push(v + ': no axes');
+    } catch (err) { bad.push(v + ': ' + err); }
+  }
+  input.value = keep;
+  await w.draw();
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("name,key", WIDGETS)
+def test_widget_sweep(pages, name, key):
+    """Every position of every slider draws without an error."""
+    fig_spec = INTERACTIVE[key]
+    visit = pages(name)
+    for wid in _widget_ids(visit.page, key):
+        for s in fig_spec.sliders:
+            positions = [repr(float(v)) for v in _grid(s)]
+            bad = visit.page.evaluate(SWEEP, [wid, s.name, positions])
+            assert not bad, f"{s.name}: {bad[:5]}"
+    assert not visit.errors, visit.errors
+
+
+def test_a_wrong_formula_is_caught(pages):
+    """The figure comparison fails when posenc.js computes a wrong formula."""
+    if not WIDGETS:
+        pytest.skip("no live figure in the book")
+    name, key = WIDGETS[0]
+    fig_spec = INTERACTIVE[key]
+    page = pages(name).page
+    wid = _widget_ids(page, key)[0]
+    page.evaluate("""() => {
+      const core = posenc.core;
+      window.__saved = {};
+      for (const fn of Object.keys(core)) {
+        window.__saved[fn] = core[fn];
+        const f = core[fn];
+        core[fn] = function (...args) {  // a 1e-9 error in every result
+          const bump = v => typeof v === 'number' ? v * (1 + 1e-9) + 1e-9 :
+            Array.isArray(v) ? v.map(bump) : v;
+          return bump(f.apply(this, args));
+        };
+      }
+      if (window.posenc.normals) {
+        window.__saved.normals = posenc.normals;
+        const g = posenc.normals;
+        posenc.normals = (s, n) => g(s, n).map(v => v * (1 + 1e-9) + 1e-9);
+      }
+    }""")
+    try:
+        before = _draws(page, wid)
+        page.evaluate("id => posenc.widgets.find(w => w.el.id === id).draw()",
+                      wid)
+        _wait_draw(page, wid, before)
+        state = _state(page, wid)
+        diffs = compare(state["figure"],
+                        python_figure(fig_spec, state["params"]))
+        assert diffs, "a wrong formula was not caught"
+    finally:
+        page.evaluate("""() => {
+          for (const fn of Object.keys(window.__saved)) {
+            if (fn === 'normals') posenc.normals = window.__saved[fn];
+            else posenc.core[fn] = window.__saved[fn];
+          }
+        }""")
+        before = _draws(page, wid)
+        page.evaluate("id => posenc.widgets.find(w => w.el.id === id).draw()",
+                      wid)
+        _wait_draw(page, wid, before)
+
+
+# ----------------------------------------------------------- coverage
+
+
+def test_every_interactive_has_a_live_figure():
+    """Each Interactive is a live figure; each slider cell is tagged."""
+    if TOC != ROOT / "_toc.yml":
+        pytest.skip("a custom toc is in use")
+    shown = {}
+    for name in toc_files():
+        for index, key, tags in notebook_widgets(name):
+            where = f"{name}.ipynb cell {index}"
+            assert key, f"{where}: posenc_plots.show() without posenc_widget"
+            assert key in INTERACTIVE, f"{where}: unknown figure {key!r}"
+            assert "remove-output" in tags, f"{where}: tag it remove-output"
+            assert "nbval-ignore-output" in tags, where
+            shown.setdefault(key, []).append(where)
+    modules = {module for module, _ in all_interactive()}
+    in_book = {key.split(":")[0] for key in shown}
+    missing = [key for key in INTERACTIVE
+               if key.split(":")[0] in modules and key not in shown]
+    # chapters that are in the book must show all their interactive figures
+    missing = [key for key in missing if key.split(":")[0] in in_book]
+    assert not missing, f"Interactive figures without a live figure: {missing}"
+
+
+# ------------------------------------------------------ one source of truth
+
+
+def _grid_cases():
+    """(function, args, kwargs) run in JS and in posenc_core."""
+    rng = np.random.default_rng(0)
+    bases = [1.5, 10.0, 100.0, 10000.0, 10.0**4.25, 500000.0, 1e6]
+    cases = []
+    for d in (2, 4, 8, 64, 128, 512, 1024):
+        for base in bases:
+            cases.append(("frequencies", [d], {"base": base}))
+            cases.append(("wavelengths", [d], {"base": base}))
+    # positions up to ~1000: beyond, one ulp of omega (numpy's and the
+    # browser's pow may differ by one) moves pos * omega by more than 1e-12
+    positions = [50, [0.0, 0.5, 1.0, 2.25, 99.0, 1000.5, -3.0, 3060.0],
+                 list(np.linspace(0.0, 99.0, 397))]
+    for d in (2, 8, 64, 128):
+        for base in bases[::2]:
+            for layout in ("interleaved", "concat"):
+                for pos in positions:
+                    cases.append(("sinusoidal_encoding", [pos, d],
+                                  {"base": base, "layout": layout}))
+    for k in (-3.5, 0.0, 2.0, 7.25):
+        for d in (2, 8, 16):
+            cases.append(("relative_shift_matrix", [k, d], {"base": 100.0}))
+    for n_bits in (1, 4, 8, 10, 16):
+        cases.append(("binary_encoding", [min(2**n_bits, 300), n_bits], {}))
+        cases.append(("binary_encoding", [[0, 1, 2**n_bits - 1], n_bits], {}))
+    scalings = [None]
+    for s in (1.0, 2.0, 8.0, 32.0):
+        scalings += [{"type": "linear", "factor": s},
+                     {"type": "ntk", "factor": s}]
+        for L in (1024, 4096, 8192, 32768):
+            scalings += [
+                {"type": "yarn", "factor": s,
+                 "original_max_position_embeddings": L},
+                {"type": "llama3", "factor": s,
+                 "original_max_position_embeddings": L}]
+    scalings += [
+        {"type": "yarn", "factor": 4.0, "original_max_position_embeddings":
+         2048, "beta_fast": 16.0, "beta_slow": 2.0},
+        {"type": "llama3", "factor": 8.0, "low_freq_factor": 2.0,
+         "high_freq_factor": 8.0, "original_max_position_embeddings": 8192},
+        {"rope_type": "linear", "factor": 3.0}]
+    for head_dim in (4, 8, 64, 128, 256):
+        for base in (10000.0, 500000.0):
+            for scaling in scalings:
+                cases.append(("rope_frequencies", [head_dim],
+                              {"base": base, "scaling": scaling}))
+    for layout in ("interleaved", "half"):
+        for d in (2, 8, 64):
+            x = rng.normal(size=(6, d)).tolist()
+            for pos in (6, [0.0, 1.0, 5.5, -2.0, 100.0, 1024.0]):
+                cases.append(("apply_rope", [x, pos],
+                              {"base": 10000.0, "layout": layout}))
+            freqs = pc.rope_frequencies(d, base=500000.0, scaling={
+                "type": "linear", "factor": 4}).tolist()
+            cases.append(("apply_rope", [x, 6],
+                          {"layout": layout, "frequencies": freqs}))
+        x3 = rng.normal(size=(2, 3, 8)).tolist()
+        cases.append(("apply_rope", [x3, 3], {"layout": layout}))
+    for head_dim in (8, 64, 128, 256):
+        for base in (100.0, 10000.0, 1e6):
+            cases.append(("rope_decay_bound", [257, head_dim], {"base": base}))
+        cases.append(("rope_decay_bound", [[0.0, 0.5, -3.0, 1e3], head_dim],
+                      {"frequencies": pc.rope_frequencies(
+                          head_dim, scaling={"type": "ntk", "factor": 4})
+                       .tolist()}))
+    for d in (2, 8, 128):
+        cases.append(("rope_layout_permutation", [d], {}))
+    for s in (1.0, 1.5, 8.0, 32.0):
+        cases.append(("yarn_attention_scale", [s], {}))
+    for n in (0, 1, 5, 9):
+        for k in (None, 0, 3):
+            cases.append(("relative_positions", [n], {"max_distance": k}))
+    rel = list(range(-600, 601))
+    for bidirectional in (True, False):
+        for num_buckets in (4, 6, 8, 10, 16, 32, 64):
+            n = num_buckets // 2 if bidirectional else num_buckets
+            for max_distance in (20, 40, 128, 512):
+                if max_distance > n // 2:
+                    cases.append(("t5_relative_position_bucket", [rel], {
+                        "bidirectional": bidirectional,
+                        "num_buckets": num_buckets,
+                        "max_distance": max_distance}))
+    for h in range(1, 65):
+        cases.append(("alibi_slopes", [h], {}))
+    for n in (0, 1, 5, 12):
+        for h in (1, 3, 8, 12):
+            cases.append(("alibi_bias", [n, h], {}))
+    x = rng.normal(size=(5, 8))
+    w = rng.normal(size=(3, 8, 4)) / np.sqrt(8)
+    for bias in (None, pc.alibi_bias(5, 2)[1]):
+        for causal in (False, True):
+            cases.append(("self_attention",
+                          [x.tolist(), w[0].tolist(), w[1].tolist(),
+                           w[2].tolist()],
+                          {"bias": None if bias is None else bias.tolist(),
+                           "causal": causal}))
+    values = np.concatenate([rng.normal(size=40) * 10.0**rng.integers(
+        -8, 8, size=40), [0.0, 255, 256, 257, 258, 259, 2049, -2.5, 1e-310]])
+    for bits in (1, 8, 11, 24, 53):
+        cases.append(("round_significand", [values.tolist(), bits], {}))
+    return cases
+
+
+def _flatten(value):
+    if isinstance(value, tuple):
+        return [_flatten(v) for v in value]
+    return np.asarray(value, dtype=float)
+
+
+def test_core_agrees_with_posenc_core(pages):
+    """posenc.core and posenc_core give the same numbers, in Chromium."""
+    if not WIDGETS:
+        pytest.skip("no page loads posenc.js")
+    page = pages(WIDGETS[0][0]).page
+    cases = _grid_cases()
+    results = json.loads(page.evaluate(
+        """cases => JSON.stringify(JSON.parse(cases).map(([fn, args, kw]) => {
+             const o = {};
+             for (const [k, v] of Object.entries(kw)) if (v !== null) o[k] = v;
+             try { return posenc.core[fn](...args, o); }
+             catch (err) { return 'error: ' + err.message; }
+           }))""", json.dumps(cases)))
+    checked = set()
+    for (fn, args, kwargs), got in zip(cases, results, strict=True):
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        expected = getattr(pc, fn)(*args, **kwargs)
+        where = f"{fn}{tuple(args)[:1]} {kwargs}"
+        assert not isinstance(got, str), f"{where}: {got}"
+        if fn == "self_attention":
+            for part_got, part_exp in zip(got, expected, strict=True):
+                assert _close(part_got, part_exp) is None, where
+        elif fn in ("binary_encoding", "t5_relative_position_bucket",
+                    "relative_positions", "rope_layout_permutation",
+                    "round_significand"):
+            got, expected = _num(got), _num(expected)
+            assert got.size == expected.size == 0 or np.array_equal(
+                got, expected), where
+        else:
+            err = _close(got, expected)
+            assert err is None, f"{where}: {err}"
+        checked.add(fn)
+    js_names = set(page.evaluate("() => Object.keys(posenc.core)"))
+    assert checked == js_names
