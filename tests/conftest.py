@@ -13,8 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import matplotlib
 import pytest
 import yaml
+
+matplotlib.use("Agg")  # figures are drawn off screen in every test
+
+import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TOC = Path(os.environ.get("POSENC_TOC", ROOT / "_toc.yml"))
@@ -44,3 +49,10 @@ def book_html(tmp_path_factory):
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return out / "_build" / "html"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every figure a test drew, so memory stays flat."""
+    yield
+    plt.close("all")

@@ -48,16 +48,13 @@ import threading
 from pathlib import Path
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import yaml
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import yaml  # noqa: E402
-
-import posenc_core as pc  # noqa: E402
-from posenc_plots import all_interactive  # noqa: E402
+import posenc_core as pc
+from posenc_plots import all_interactive
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))

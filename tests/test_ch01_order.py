@@ -2,17 +2,13 @@
 
 import itertools
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import posenc_core as pc  # noqa: E402
-from posenc_plots import Interactive  # noqa: E402
-from posenc_plots import ch01_order as figs  # noqa: E402
+import posenc_core as pc
+from posenc_plots import Interactive
+from posenc_plots import ch01_order as figs
 
 
 @pytest.fixture(autouse=True)

@@ -1,23 +1,13 @@
 """Tests for posenc_plots.ch03_frequencies: the figures show posenc_core's
 numbers, and every slider position draws without error."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import posenc_core as pc  # noqa: E402
-from posenc_plots import Interactive  # noqa: E402
-from posenc_plots import ch03_frequencies as figs  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+import posenc_core as pc
+from posenc_plots import Interactive
+from posenc_plots import ch03_frequencies as figs
 
 
 def test_waves_are_the_sine_columns():

@@ -2,23 +2,12 @@
 
 import doctest
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import posenc_core as pc  # noqa: E402
-from posenc_plots import ch05_relative as figs  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
+import posenc_core as pc
+from posenc_plots import ch05_relative as figs
 
 # ------------------------------------------------- shaw_attention: values
 

@@ -4,25 +4,14 @@ Each test would fail if its subject were wrong: published or hand-computed
 values, properties that define the function, and errors on bad input.
 """
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-import posenc_core as pc  # noqa: E402
-from posenc_plots import ch06_rope as figs  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
+import posenc_core as pc
+from posenc_plots import ch06_rope as figs
 
 # ------------------------------------------------------- rope_decay_bound
 

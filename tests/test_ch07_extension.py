@@ -7,22 +7,12 @@ own ``scaled_frequencies`` wrapper.
 
 import inspect
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import posenc_core as pc
 from posenc_plots import ch07_extension as figs
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _expected(method, s, L, d=128, base=500000.0):
