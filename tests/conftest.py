@@ -16,10 +16,17 @@ from pathlib import Path
 import matplotlib
 import pytest
 import yaml
+from hypothesis import settings
 
 matplotlib.use("Agg")  # figures are drawn off screen in every test
 
 import matplotlib.pyplot as plt  # noqa: E402
+
+# Property tests draw the same examples on every run and every worker, and
+# never time anything.
+settings.register_profile("book", max_examples=60, deadline=None,
+                          derandomize=True)
+settings.load_profile("book")
 
 ROOT = Path(__file__).resolve().parent.parent
 TOC = Path(os.environ.get("POSENC_TOC", ROOT / "_toc.yml"))

@@ -2,14 +2,10 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_core as pc
-
-settings.register_profile("book", max_examples=60, deadline=None,
-                          derandomize=True)
-settings.load_profile("book")
 
 d_models = st.integers(1, 64).map(lambda h: 2 * h)
 bases = st.floats(1.5, 1e6)
