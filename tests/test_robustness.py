@@ -1,0 +1,905 @@
+"""Fuzzing every public posenc_core function with valid and invalid input.
+
+Three promises are checked with hypothesis, for every name in
+``posenc_core.__all__`` (a new public function fails
+``test_every_public_function_is_fuzzed`` until it is added here):
+
+1. Valid input, drawn at random (ints or numpy integers, lists or arrays of
+   any real dtype, negative and fractional positions, extreme bases, empty
+   sequences), gives the same result as a plain loop-based reference written
+   from the docstring's formula, with no warning.
+2. Invalid input (NaN, inf, wrong types, dtypes and shapes, out-of-range
+   values) raises ``ValueError`` or ``TypeError`` whose message names the
+   offending argument; arbitrary junk raises nothing else; finite input
+   whose result would overflow float64 is refused instead of turning into
+   inf or NaN.
+3. Results that would not fit in memory are refused up front: the call
+   raises ``ValueError`` saying how many elements it would have, and
+   tracemalloc (which sees numpy's buffers) shows it allocated next to
+   nothing first.
+
+The profile is fixed (``derandomize=True``), so runs are reproducible, and
+every example is small: this file takes seconds.
+"""
+
+import cmath
+import inspect
+import math
+import tracemalloc
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
+                database=None,
+                suppress_health_check=[HealthCheck.too_slow,
+                                       HealthCheck.data_too_large])
+
+# ------------------------------------------------------------ references
+# Plain loops over the formulas in the docstrings, with Python's math
+# module: slow, obvious, and independent of posenc_core's vectorised code.
+
+
+def _f(v):
+    return float(v)
+
+
+def ref_frequencies(d_model, base=10000.0):
+    d = int(d_model)
+    return np.array([_f(base) ** (-2.0 * i / d) for i in range(d // 2)])
+
+
+def ref_wavelengths(d_model, base=10000.0):
+    return np.array([2 * math.pi / w for w in ref_frequencies(d_model, base)])
+
+
+def _ref_positions(positions):
+    if isinstance(positions, (int, np.integer)):
+        return [float(p) for p in range(int(positions))]
+    return [float(p) for p in np.asarray(positions).tolist()]
+
+
+def ref_sinusoidal_encoding(positions, d_model, base=10000.0,
+                            layout="interleaved"):
+    d, pos = int(d_model), _ref_positions(positions)
+    P = np.zeros((len(pos), d))
+    for r, p in enumerate(pos):
+        for i, w in enumerate(ref_frequencies(d, base)):
+            s, c = (2 * i, 2 * i + 1) if layout == "interleaved" else (
+                i, d // 2 + i)
+            P[r, s], P[r, c] = math.sin(p * w), math.cos(p * w)
+    return P
+
+
+def ref_relative_shift_matrix(k, d_model, base=10000.0):
+    d = int(d_model)
+    M = np.zeros((d, d))
+    for i, w in enumerate(ref_frequencies(d, base)):
+        c, s = math.cos(_f(k) * w), math.sin(_f(k) * w)
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+    return M
+
+
+def ref_binary_encoding(positions, n_bits):
+    if isinstance(positions, (int, np.integer)):
+        pos = range(int(positions))
+    else:
+        pos = [int(p) for p in np.asarray(positions).tolist()]
+    return np.array([[(p >> j) & 1 for j in range(int(n_bits))]
+                     for p in pos], dtype=np.int64).reshape(-1, int(n_bits))
+
+
+def _softmax_rows(S):
+    A = np.zeros_like(S)
+    for i, row in enumerate(S):
+        top = max(row)
+        e = [math.exp(s - top) for s in row]
+        A[i] = [v / sum(e) for v in e]
+    return A
+
+
+def ref_self_attention(x, w_q, w_k, w_v, bias=None, causal=False):
+    x, w_q, w_k, w_v = (np.asarray(a, dtype=np.float64)
+                        for a in (x, w_q, w_k, w_v))
+    n = x.shape[0]
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            S[i, j] = sum(q[i] * k[j]) / math.sqrt(q.shape[1])
+            if bias is not None:
+                S[i, j] += np.asarray(bias, dtype=np.float64)[i, j]
+            if causal and j > i:
+                S[i, j] = -math.inf
+    A = _softmax_rows(S)
+    return A @ v, A
+
+
+def ref_apply_rope(x, positions, base=10000.0, layout="interleaved",
+                   frequencies=None):
+    x = np.asarray(x, dtype=np.float64)
+    d = x.shape[-1]
+    theta = (ref_frequencies(d, base) if frequencies is None
+             else [float(t) for t in np.asarray(frequencies).tolist()])
+    pos = _ref_positions(positions)
+    lead = int(np.prod(x.shape[:-2]))
+    out = x.copy().reshape(lead, x.shape[-2], d)
+    flat = x.reshape(lead, x.shape[-2], d)
+    for b in range(flat.shape[0]):
+        for r, p in enumerate(pos):
+            for i, t in enumerate(theta):
+                a, c = (2 * i, 2 * i + 1) if layout == "interleaved" else (
+                    i, i + d // 2)
+                x1, x2 = flat[b, r, a], flat[b, r, c]
+                cs, sn = math.cos(p * t), math.sin(p * t)
+                out[b, r, a] = x1 * cs - x2 * sn
+                out[b, r, c] = x2 * cs + x1 * sn
+    return out.reshape(x.shape)
+
+
+def ref_t5_relative_position_bucket(relative_position, bidirectional=True,
+                                    num_buckets=32, max_distance=128):
+    # Mesh TensorFlow's _relative_position_bucket, one value at a time, with
+    # the logarithm in float32 as there (and in Hugging Face transformers).
+    f32 = np.float32
+    out = []
+    rel = np.asarray(relative_position)
+    for r in rel.ravel().tolist():
+        r, n, ret = int(r), int(num_buckets), 0
+        if bidirectional:
+            n //= 2
+            ret += n if r > 0 else 0
+            r = abs(r)
+        else:
+            r = max(-r, 0)
+        max_exact = n // 2
+        if r < max_exact:
+            ret += r
+        else:
+            large = (np.log(f32(r) / f32(max_exact))
+                     / f32(math.log(int(max_distance) / max_exact))
+                     * f32(n - max_exact))
+            ret += min(max_exact + int(large), n - 1)
+        out.append(ret)
+    return np.array(out, dtype=np.int64).reshape(rel.shape)
+
+
+def ref_alibi_slopes(n_heads):
+    # The function from the ALiBi paper's repository (ofirpress/attention_with
+    # _linear_biases, models/transformer.py).
+    def get_slopes(n):
+        def power_of_2(n):
+            start = 2 ** (-2 ** -(math.log2(n) - 3))
+            return [start * start**i for i in range(n)]
+
+        if math.log2(n).is_integer():
+            return power_of_2(n)
+        closest = 2 ** math.floor(math.log2(n))
+        return (power_of_2(closest)
+                + get_slopes(2 * closest)[0::2][: n - closest])
+
+    return np.array(get_slopes(int(n_heads)))
+
+
+def ref_relative_positions(n, max_distance=None):
+    n = int(n)
+    k = math.inf if max_distance is None else int(max_distance)
+    return np.array([[int(max(-k, min(k, j - i))) for j in range(n)]
+                     for i in range(n)], dtype=np.int64).reshape(n, n)
+
+
+def ref_alibi_bias(n, n_heads):
+    m = ref_alibi_slopes(n_heads)
+    return np.array([[[-mh * abs(i - j) for j in range(int(n))]
+                      for i in range(int(n))] for mh in m]).reshape(
+        int(n_heads), int(n), int(n))
+
+
+def ref_rope_frequencies(head_dim, base=10000.0, scaling=None):
+    d, base = int(head_dim), _f(base)
+    theta = [base ** (-2.0 * i / d) for i in range(d // 2)]
+    if scaling is None:
+        return np.array(theta)
+    p = dict(scaling)
+    kind = p.pop("type", p.pop("rope_type", None))
+    s = _f(p["factor"])
+    if kind == "linear":
+        return np.array([t / s for t in theta])
+    if kind == "ntk":
+        new = base * s ** (d / (d - 2))
+        return np.array([new ** (-2.0 * i / d) for i in range(d // 2)])
+    L = _f(p["original_max_position_embeddings"])
+    if kind == "yarn":
+        # YaRN's reference code (jquesnelle/yarn, scaled_rope/LlamaYaRN...).
+        def dim(rot):
+            return d * math.log(L / (rot * 2 * math.pi)) / (2 * math.log(base))
+
+        low = max(math.floor(dim(_f(p.get("beta_fast", 32)))), 0)
+        high = min(math.ceil(dim(_f(p.get("beta_slow", 1)))), d - 1)
+        if low == high:
+            high += 0.001
+        out = []
+        for i, t in enumerate(theta):
+            ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+            keep = 1 - ramp
+            out.append(t / s * (1 - keep) + t * keep)
+        return np.array(out)
+    # llama3, as transformers' _compute_llama3_parameters
+    lo, hi = _f(p.get("low_freq_factor", 1)), _f(p.get("high_freq_factor", 4))
+    out = []
+    for t in theta:
+        wl = 2 * math.pi / t
+        if wl < L / hi:
+            out.append(t)
+        elif wl > L / lo:
+            out.append(t / s)
+        else:
+            mu = (L / wl - lo) / (hi - lo)
+            out.append((1 - mu) * t / s + mu * t)
+    return np.array(out)
+
+
+def ref_yarn_attention_scale(factor):
+    return 0.1 * math.log(_f(factor)) + 1.0
+
+
+def ref_rope_decay_bound(distances, head_dim, base=10000.0, frequencies=None):
+    d = int(head_dim)
+    theta = (ref_frequencies(d, base) if frequencies is None
+             else [float(t) for t in np.asarray(frequencies).tolist()])
+    out = []
+    for r in _ref_positions(distances):
+        S, total = 0j, 0.0
+        for t in theta:
+            S += cmath.exp(1j * r * t)
+            total += abs(S)
+        out.append(total / (d // 2))
+    return np.array(out)
+
+
+def ref_rope_layout_permutation(head_dim):
+    d = int(head_dim)
+    return np.array(list(range(0, d, 2)) + list(range(1, d, 2)),
+                    dtype=np.int64)
+
+
+def ref_round_significand(x, bits):
+    b = int(bits)
+
+    def one(v):
+        if v == 0:
+            return 0.0
+        q = Fraction(v)
+        e = math.floor(math.log2(abs(v)))  # 2**e <= |v| < 2**(e+1)
+        while Fraction(2) ** e > abs(q):
+            e -= 1
+        while Fraction(2) ** (e + 1) <= abs(q):
+            e += 1
+        unit = Fraction(2) ** (e - b + 1)
+        return float(round(q / unit) * unit)  # round(): ties to even
+
+    arr = np.asarray(x, dtype=np.float64)
+    return np.array([one(v) for v in arr.ravel().tolist()]).reshape(arr.shape)
+
+
+def ref_shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None,
+                       causal=False):
+    # The naive form: build the (n, n, d) tensors a^K and a^V of eqs. 3-4.
+    x, w_q, w_k, w_v, tk = (np.asarray(a, dtype=np.float64)
+                            for a in (x, w_q, w_k, w_v, table_k))
+    n, k = x.shape[0], (tk.shape[0] - 1) // 2
+    q, kk, v = x @ w_q, x @ w_k, x @ w_v
+    aK = np.zeros((n, n, tk.shape[1]))
+    for i in range(n):
+        for j in range(n):
+            aK[i, j] = tk[max(-k, min(k, j - i)) + k]
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            S[i, j] = q[i] @ (kk[j] + aK[i, j]) / math.sqrt(q.shape[1])
+            if causal and j > i:
+                S[i, j] = -math.inf
+    A = _softmax_rows(S)
+    z = A @ v
+    if table_v is not None:
+        tv = np.asarray(table_v, dtype=np.float64)
+        for i in range(n):
+            for j in range(n):
+                z[i] += A[i, j] * tv[max(-k, min(k, j - i)) + k]
+    return z, A
+
+
+REFERENCES = {name[4:]: fn for name, fn in globals().items()
+              if name.startswith("ref_")}
+
+# ----------------------------------------------------- valid strategies
+
+
+def ints(lo, hi):
+    """An int in [lo, hi], as a Python int or a numpy integer."""
+    return st.tuples(st.integers(lo, hi),
+                     st.sampled_from([int, np.int64, np.int32])).map(
+        lambda t: t[1](t[0]))
+
+
+def evens(lo, hi):
+    return ints(lo // 2, hi // 2).map(lambda h: type(h)(2 * h))
+
+
+def reals(lo, hi):
+    return st.one_of(
+        st.floats(lo, hi, allow_nan=False),
+        st.floats(lo, hi, allow_nan=False).map(np.float64),
+        st.integers(math.ceil(lo), math.floor(hi)))
+
+
+bases = st.one_of(reals(1.001, 1e8), st.sampled_from([10000, 1e4, 500000.0,
+                                                      1.5, 2]))
+
+
+def as_array_like(values, kinds=("list", "f64", "f32", "int")):
+    """A list of numbers as a list or an array of one of a few dtypes."""
+    def convert(kind):
+        if kind == "list":
+            return list(values)
+        if kind == "f32" and all(abs(v) < 1e38 for v in values):
+            return np.asarray(values, dtype=np.float32)
+        if kind == "int" and all(float(v).is_integer() for v in values):
+            return np.asarray(values, dtype=np.int64)
+        return np.asarray(values, dtype=np.float64)
+
+    return st.sampled_from(kinds).map(convert)
+
+
+def positions_strategy(n_max=8, bound=1e6):
+    floats = st.lists(st.floats(-bound, bound, allow_nan=False),
+                      max_size=n_max)
+    integers = st.lists(st.integers(-int(bound), int(bound)), max_size=n_max)
+    return st.one_of(ints(0, n_max),
+                     st.one_of(floats, integers).flatmap(as_array_like))
+
+
+def matrix(rows, cols, scale):
+    return st.lists(st.floats(-scale, scale, allow_nan=False),
+                    min_size=rows * cols, max_size=rows * cols).map(
+        lambda v: np.asarray(v, dtype=np.float64).reshape(rows, cols))
+
+
+@st.composite
+def frequencies_kw(draw):
+    return {"d_model": draw(evens(2, 128)), "base": draw(bases)}
+
+
+@st.composite
+def sinusoidal_kw(draw):
+    return {"positions": draw(positions_strategy()),
+            "d_model": draw(evens(2, 48)), "base": draw(bases),
+            "layout": draw(st.sampled_from(["interleaved", "concat"]))}
+
+
+@st.composite
+def shift_kw(draw):
+    return {"k": draw(reals(-1e6, 1e6)), "d_model": draw(evens(2, 24)),
+            "base": draw(bases)}
+
+
+@st.composite
+def binary_kw(draw):
+    n_bits = draw(ints(1, 63))
+    top = 2 ** min(int(n_bits), 53) - 1
+    pos = draw(st.one_of(
+        ints(0, min(top + 1, 40)),
+        st.lists(st.integers(0, top), max_size=8).flatmap(
+            lambda v: as_array_like(v, ("list", "int")))))
+    return {"positions": pos, "n_bits": n_bits}
+
+
+@st.composite
+def attention_kw(draw, shaw=False):
+    n = draw(st.integers(0, 5))
+    d_model = draw(st.integers(1, 4))
+    d_k, d_v = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    scale = draw(st.sampled_from([1.0, 10.0, 1e3]))
+    kw = {"x": draw(matrix(n, d_model, scale)),
+          "w_q": draw(matrix(d_model, d_k, 1.0)),
+          "w_k": draw(matrix(d_model, d_k, 1.0)),
+          "w_v": draw(matrix(d_model, d_v, 1.0)),
+          "causal": draw(st.booleans())}
+    if shaw:
+        rows = 2 * draw(st.integers(0, 6)) + 1
+        kw["table_k"] = draw(matrix(rows, d_k, 3.0))
+        kw["table_v"] = draw(st.one_of(st.none(), matrix(rows, d_v, 3.0)))
+    elif draw(st.booleans()):
+        bias = draw(matrix(n, n, 50.0))
+        masked = draw(matrix(n, n, 1.0)) > 0.5
+        np.fill_diagonal(masked, False)  # every row keeps its own key
+        bias[masked] = -np.inf
+        kw["bias"] = bias
+    for name in ("x", "w_q", "w_k", "w_v"):
+        if kw[name].size:
+            kw[name] = draw(st.sampled_from([kw[name], kw[name].tolist()]))
+    return kw
+
+
+@st.composite
+def rope_kw(draw):
+    d = draw(evens(2, 12))
+    lead = draw(st.lists(st.integers(1, 2), max_size=2))
+    pos = draw(positions_strategy(5))
+    n = int(pos) if isinstance(pos, (int, np.integer)) else len(pos)
+    shape = (*lead, n, int(d))
+    size = int(np.prod(shape))
+    x = np.asarray(draw(st.lists(st.floats(-10, 10, allow_nan=False),
+                                 min_size=size, max_size=size))).reshape(shape)
+    # (a list loses the shape of an empty array)
+    forms = [x, x.astype(np.float32)] + ([x.tolist()] if x.size else [])
+    kw = {"x": draw(st.sampled_from(forms)),
+          "positions": pos, "base": draw(bases),
+          "layout": draw(st.sampled_from(["interleaved", "half"]))}
+    if draw(st.booleans()):
+        kw["frequencies"] = draw(st.lists(
+            st.floats(0, 10, allow_nan=False), min_size=int(d) // 2,
+            max_size=int(d) // 2).flatmap(as_array_like))
+    return kw
+
+
+@st.composite
+def scaling_dicts(draw, head_dim):
+    kind = draw(st.sampled_from(["linear", "ntk", "yarn", "llama3"]))
+    if kind == "ntk" and head_dim == 2:
+        kind = "linear"
+    p = {draw(st.sampled_from(["type", "rope_type"])): kind,
+         "factor": draw(reals(1.0, 1e3))}
+    if kind in ("yarn", "llama3"):
+        p["original_max_position_embeddings"] = draw(reals(1.0, 1e6))
+    if kind == "yarn" and draw(st.booleans()):
+        slow = draw(st.floats(0.01, 50))
+        p["beta_slow"], p["beta_fast"] = slow, slow + draw(st.floats(0.01, 50))
+    if kind == "llama3" and draw(st.booleans()):
+        low = draw(st.floats(0.01, 50))
+        p["low_freq_factor"] = low
+        p["high_freq_factor"] = low + draw(st.floats(0.01, 50))
+    return p
+
+
+@st.composite
+def rope_frequencies_kw(draw):
+    d = draw(evens(2, 256))
+    return {"head_dim": d, "base": draw(bases),
+            "scaling": draw(st.one_of(st.none(), scaling_dicts(int(d))))}
+
+
+@st.composite
+def t5_kw(draw):
+    bidirectional = draw(st.booleans())
+    smallest = 4 if bidirectional else 2
+    nb = draw(ints(smallest, 128))
+    n = int(nb) // 2 if bidirectional else int(nb)
+    rel = draw(st.one_of(
+        st.integers(-10**6, 10**6),
+        st.lists(st.one_of(st.integers(-10**6, 10**6),
+                           st.integers(-2**53, 2**53)),
+                 max_size=12).flatmap(lambda v: as_array_like(
+                     v, ("list", "int"))),
+        st.lists(st.integers(-300, 300), min_size=6, max_size=6).map(
+            lambda v: np.asarray(v).reshape(2, 3))))
+    return {"relative_position": rel, "bidirectional": bidirectional,
+            "num_buckets": nb, "max_distance": draw(ints(n // 2 + 1, 10**4))}
+
+
+@st.composite
+def decay_kw(draw):
+    d = draw(evens(2, 32))
+    kw = {"distances": draw(positions_strategy(6, 1e5)), "head_dim": d,
+          "base": draw(bases)}
+    if draw(st.booleans()):
+        kw["frequencies"] = draw(st.lists(
+            st.floats(0, 10, allow_nan=False), min_size=int(d) // 2,
+            max_size=int(d) // 2).flatmap(as_array_like))
+    return kw
+
+
+@st.composite
+def round_kw(draw):
+    values = st.one_of(st.floats(-1e300, 1e300, allow_nan=False),
+                       st.floats(-1e3, 1e3, allow_nan=False),
+                       st.integers(-2**40, 2**40))
+    x = draw(st.one_of(values, st.lists(values, max_size=8).flatmap(
+        as_array_like)))
+    return {"x": x, "bits": draw(ints(1, 53))}
+
+
+VALID = {
+    "frequencies": frequencies_kw(),
+    "wavelengths": frequencies_kw(),
+    "sinusoidal_encoding": sinusoidal_kw(),
+    "relative_shift_matrix": shift_kw(),
+    "binary_encoding": binary_kw(),
+    "self_attention": attention_kw(),
+    "apply_rope": rope_kw(),
+    "t5_relative_position_bucket": t5_kw(),
+    "alibi_slopes": st.fixed_dictionaries({"n_heads": ints(1, 300)}),
+    "alibi_bias": st.fixed_dictionaries({"n": ints(0, 12),
+                                         "n_heads": ints(1, 12)}),
+    "relative_positions": st.fixed_dictionaries(
+        {"n": ints(0, 12), "max_distance": st.one_of(st.none(),
+                                                     ints(0, 15))}),
+    "rope_frequencies": rope_frequencies_kw(),
+    "yarn_attention_scale": st.fixed_dictionaries(
+        {"factor": reals(1.0, 1e12)}),
+    "rope_decay_bound": decay_kw(),
+    "rope_layout_permutation": st.fixed_dictionaries(
+        {"head_dim": evens(2, 512)}),
+    "round_significand": round_kw(),
+    "shaw_attention": attention_kw(shaw=True),
+}
+
+# Absolute tolerance against the reference: trigonometric results at
+# positions up to 1e6 carry ~1e-10 of rounding in the angle.
+ATOL = {"yarn_attention_scale": 1e-12}
+
+
+def test_every_public_function_is_fuzzed():
+    assert set(pc.__all__) == set(VALID) == set(REFERENCES)
+
+
+def test_every_parameter_has_a_bad_value_catalogue():
+    for name in pc.__all__:
+        params = set(inspect.signature(getattr(pc, name)).parameters)
+        assert params == set(BAD[name]), name
+
+
+def _call(name, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning is a failure here
+        return getattr(pc, name)(**kw)
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_input_matches_loop_reference(name):
+    @FUZZ
+    @given(VALID[name])
+    def check(kw):
+        got = _call(name, kw)
+        want = REFERENCES[name](**kw)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,),
+                        strict=True):
+            if isinstance(g, float):
+                assert g == pytest.approx(w, rel=1e-12)
+                continue
+            assert isinstance(g, (np.ndarray, np.generic))
+            assert g.shape == np.shape(w)
+            if np.issubdtype(np.asarray(w).dtype, np.integer):
+                assert g.dtype == np.int64
+                np.testing.assert_array_equal(g, w)
+            else:
+                assert g.dtype == np.float64
+                assert np.all(np.isfinite(g))
+                np.testing.assert_allclose(
+                    g, w, rtol=1e-9, atol=ATOL.get(name, 1e-8))
+
+    check()
+
+
+# ---------------------------------------------------- invalid arguments
+# For each function and argument, values that break the docstring's
+# contract whatever the other (valid) arguments are.
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_NUMBER = [None, "8", b"8", 2 + 1j, [8], {}, object(), NAN, INF, -INF,
+                True, np.array([2.0, 4.0])]
+BAD_EVEN = [*NOT_A_NUMBER, 0, -2, 3, 7, 8.0, np.float64(8), np.int64(-4),
+            10**30]
+BAD_BASE = [*NOT_A_NUMBER, 1, 1.0, 0.99, 0, -10, np.float32(1.0), 10**400]
+BAD_REAL = [None, "1", 1j, [1.0], {}, NAN, INF, -INF, True, np.array(1.0)]
+BAD_COUNT = [None, "3", 1j, [3], NAN, INF, -1, 2.5, 3.0, True, -(10**30),
+             10**30]
+BAD_BOOL = [None, "yes", 0.5, 2, -1, [True], NAN]
+BAD_POSITIONS = [None, "abc", b"1", 2.5, NAN, -1, 10**30, [[0.0, 1.0]],
+                 [NAN], [INF, 0.0], [-INF], [True, False], ["a"], [1j],
+                 [[1], [1, 2]], {}, {1: 2}, object(), np.array(3.0),
+                 np.zeros((2, 2)), np.array([1 + 1j]), np.array([1, None])]
+BAD_ARRAY = [None, "abc", 1.0, NAN, [[NAN, 0.0]], [[INF, 1.0]],
+             [[True, False]], [["a", "b"]], [[1j, 0]], [[1], [1, 2]], {},
+             object(), np.zeros(0)]
+BAD_LAYOUT = [None, "", "Interleaved", "half ", 0, b"half", ["half"]]
+BAD_SCALING = [
+    "linear", 2.0, ["linear"], {}, {"type": "foo", "factor": 2},
+    {"type": "linear"}, {"type": "linear", "factor": 0.5},
+    {"type": "linear", "factor": NAN}, {"type": "linear", "factor": INF},
+    {"type": "linear", "factor": "2"}, {"type": "linear", "factor": True},
+    {"type": "linear", "factor": 2, "extra": 1},
+    {"type": "yarn", "factor": 2},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 0},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": -5},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "beta_fast": 1, "beta_slow": 32},
+    {"type": "llama3", "factor": 8, "original_max_position_embeddings": 64,
+     "low_freq_factor": 4, "high_freq_factor": 1},
+    {"type": "llama3", "factor": 8, "original_max_position_embeddings": NAN},
+    {"type": "ntk", "factor": 1e300},  # the new base would overflow
+]
+
+
+BAD_FREQUENCIES = ["x", 1.0, [-1.0] * 2, [NAN] * 2, [INF] * 2,
+                   [[1.0, 1.0]], [1.0] * 3, [1.0], [True, False], [1j, 1j],
+                   {}]
+
+
+BAD = {
+    "frequencies": {"d_model": BAD_EVEN, "base": BAD_BASE},
+    "wavelengths": {"d_model": BAD_EVEN, "base": BAD_BASE},
+    "sinusoidal_encoding": {"positions": BAD_POSITIONS, "d_model": BAD_EVEN,
+                            "base": BAD_BASE,
+                            "layout": [*BAD_LAYOUT, "half"]},
+    "relative_shift_matrix": {"k": BAD_REAL, "d_model": BAD_EVEN,
+                              "base": BAD_BASE},
+    "binary_encoding": {
+        "positions": [*BAD_POSITIONS, [1.5], [-1], [2**70], [2.0**60]],
+        "n_bits": [*BAD_COUNT, 0, 64, 10**9]},
+    "self_attention": {"x": BAD_ARRAY + [[1.0, 2.0]],
+                       "w_q": BAD_ARRAY + [np.zeros((5, 2))],
+                       "w_k": BAD_ARRAY + [np.zeros((5, 2))],
+                       "w_v": BAD_ARRAY + [np.zeros((5, 2))],
+                       "bias": BAD_ARRAY[1:] + [np.zeros((7, 7)), [[INF]],
+                                            np.ones((2, 2), dtype=bool),
+                                            np.full((2, 2), 1j)],
+                       "causal": BAD_BOOL},
+    "apply_rope": {"x": [*BAD_ARRAY, [1.0, 2.0], np.zeros((2, 3)),
+                         np.zeros((2, 0)), np.zeros((5, 2))],
+                   "positions": BAD_POSITIONS, "base": BAD_BASE,
+                   "layout": [*BAD_LAYOUT, "concat"],
+                   "frequencies": BAD_FREQUENCIES},
+    "t5_relative_position_bucket": {
+        "relative_position": [None, "3", 1.5, NAN, INF, [1.5], [NAN],
+                              [True], [2**60], [1j], [[1], [1, 2]], {},
+                              object()],
+        "bidirectional": BAD_BOOL,
+        "num_buckets": [*BAD_COUNT, 1, 2**200],
+        "max_distance": [*BAD_COUNT[:-1], 0, 1, 8, 10**400]},
+    "alibi_slopes": {"n_heads": [*BAD_COUNT, 0]},
+    "alibi_bias": {"n": BAD_COUNT, "n_heads": [*BAD_COUNT, 0]},
+    "relative_positions": {"n": BAD_COUNT,
+                           "max_distance": BAD_COUNT[1:-1]},
+    "rope_frequencies": {"head_dim": BAD_EVEN, "base": BAD_BASE,
+                         "scaling": BAD_SCALING},
+    "yarn_attention_scale": {"factor": [*BAD_REAL, 0.5, 0, -2]},
+    "rope_decay_bound": {"distances": BAD_POSITIONS, "head_dim": BAD_EVEN,
+                         "base": BAD_BASE,
+                         "frequencies": BAD_FREQUENCIES},
+    "rope_layout_permutation": {"head_dim": BAD_EVEN},
+    "round_significand": {
+        "x": [None, "1", NAN, INF, [1.0, NAN], [[INF]], [True], [1j],
+              [[1], [1, 2]], {}, object(), [1.7976931348623157e308]],
+        "bits": [*BAD_COUNT, 0, 54]},
+    "shaw_attention": {
+        "x": BAD_ARRAY + [[1.0, 2.0]],
+        "w_q": BAD_ARRAY + [np.zeros((5, 2))],
+        "w_k": BAD_ARRAY + [np.zeros((5, 2))],
+        "w_v": BAD_ARRAY + [np.zeros((5, 2))],
+        "table_k": BAD_ARRAY + [np.zeros((2, 2)), np.zeros((3, 5))],
+        "table_v": BAD_ARRAY[1:] + [np.zeros((5, 1)), np.zeros((2, 2))],
+        "causal": BAD_BOOL},
+}
+
+# One valid call per function that the bad values are put into; chosen so
+# that the catalogue's shapes ([1.0]*3 frequencies, (5, 2) weights) are
+# wrong and its overflowing values ([1e300] frequencies, 1e300 tables)
+# overflow.
+BASE_CALL = {
+    "frequencies": {"d_model": 8},
+    "wavelengths": {"d_model": 8},
+    "sinusoidal_encoding": {"positions": 3, "d_model": 8},
+    "relative_shift_matrix": {"k": 2, "d_model": 4},
+    "binary_encoding": {"positions": [0, 5, 9], "n_bits": 4},
+    "self_attention": {"x": np.eye(2), "w_q": np.eye(2), "w_k": np.eye(2),
+                       "w_v": np.eye(2), "bias": np.zeros((2, 2))},
+    "apply_rope": {"x": np.ones((3, 4)), "positions": [0, 1e3, 2.5]},
+    "t5_relative_position_bucket": {"relative_position": [-3, 0, 40]},
+    "alibi_slopes": {"n_heads": 4},
+    "alibi_bias": {"n": 3, "n_heads": 2},
+    "relative_positions": {"n": 4, "max_distance": 2},
+    "rope_frequencies": {"head_dim": 8},
+    "yarn_attention_scale": {"factor": 4},
+    "rope_decay_bound": {"distances": [0, 1e3, -2.5], "head_dim": 4},
+    "rope_layout_permutation": {"head_dim": 8},
+    "round_significand": {"x": [1.0, 3.0], "bits": 8},
+    "shaw_attention": {"x": np.ones((2, 2)), "w_q": np.eye(2),
+                       "w_k": np.eye(2), "w_v": np.eye(2),
+                       "table_k": np.ones((3, 2)),
+                       "table_v": np.ones((3, 2))},
+}
+
+CASES = [(name, param, i) for name in sorted(BAD)
+         for param in sorted(BAD[name]) for i in range(len(BAD[name][param]))]
+
+
+def _expect_refusal(name, kw, param):
+    with pytest.raises((ValueError, TypeError)) as info:
+        _call(name, kw)
+    message = str(info.value)
+    assert param in message or "elements" in message, (name, param, message)
+    return message
+
+
+def test_base_calls_are_valid():
+    for name, kw in BASE_CALL.items():
+        _call(name, kw)
+
+
+@pytest.mark.parametrize("name, param, i", CASES,
+                         ids=[f"{n}-{p}-{i}" for n, p, i in CASES])
+def test_bad_argument_is_refused_with_its_name(name, param, i):
+    kw = dict(BASE_CALL[name])
+    kw[param] = BAD[name][param][i]
+    _expect_refusal(name, kw, param)
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_bad_argument_in_random_valid_call(name):
+    """One bad argument put into random valid calls is still refused."""
+    params = sorted(BAD[name])
+
+    @FUZZ
+    @given(VALID[name], st.sampled_from(params), st.data())
+    def check(kw, param, data):
+        bad = data.draw(st.sampled_from(BAD[name][param]), label="bad")
+        kw = dict(kw, **{param: bad})
+        try:
+            _call(name, kw)
+        except (ValueError, TypeError) as err:
+            assert str(err)
+            return
+        # Accepted: then the bad value must have been valid here after all
+        # (e.g. a shape that happens to fit); the result must be right.
+        want = REFERENCES[name](**kw)
+        got = _call(name, kw)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,),
+                        strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-8)
+
+    check()
+
+
+junk = st.one_of(
+    st.none(), st.booleans(), st.text(max_size=3), st.binary(max_size=2),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-10**30, 10**30), st.complex_numbers(max_magnitude=10),
+    st.lists(st.one_of(st.integers(-5, 5), st.floats(allow_nan=True)),
+             max_size=4),
+    st.lists(st.lists(st.floats(-3, 3), max_size=3), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.sampled_from([np.zeros((2, 2)), np.ones((1, 4)), np.arange(6.0),
+                     np.zeros((1, 2, 2)), np.array([np.inf]),
+                     np.array(["x"]), np.array([1 + 1j])]))
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_junk_raises_only_value_or_type_error(name):
+    """Any junk in any argument: a clear refusal, or a finite result."""
+    params = list(inspect.signature(getattr(pc, name)).parameters)
+
+    @FUZZ
+    @given(st.fixed_dictionaries({p: junk for p in params}),
+           st.sets(st.sampled_from(params)))
+    def check(values, use):
+        kw = dict(BASE_CALL[name])
+        kw.update({p: values[p] for p in use})
+        try:
+            got = _call(name, kw)
+        except (ValueError, TypeError) as err:
+            assert str(err)
+            return
+        for g in got if isinstance(got, tuple) else (got,):
+            g = np.asarray(g)
+            assert g.dtype in (np.float64, np.int64)
+            assert np.all(np.isfinite(g))
+
+    check()
+
+
+# ------------------------------------------------------------ overflow
+# Finite input whose exact result is beyond float64: refused, not inf/NaN.
+
+OVERFLOW = [
+    ("wavelengths", {"d_model": 1000, "base": 1.7e308}, "base"),
+    ("rope_frequencies", {"head_dim": 4,
+                          "scaling": {"type": "ntk", "factor": 1e200}},
+     "factor"),
+    ("apply_rope", {"x": [[1.7e308, -1.7e308]], "positions": [0.7]}, "x"),
+    ("apply_rope", {"x": [[1.0, 1.0]], "positions": [1e300],
+                    "frequencies": [1e300]}, "frequencies"),
+    ("rope_decay_bound", {"distances": [1e300], "head_dim": 2,
+                          "frequencies": [1e300]}, "frequencies"),
+    ("self_attention", {"x": np.full((2, 2), 1e200),
+                        "w_q": np.full((2, 2), 1e200), "w_k": np.eye(2),
+                        "w_v": np.eye(2)}, "x"),
+    ("self_attention", {"x": np.ones((2, 2)), "w_q": np.eye(2),
+                        "w_k": np.eye(2), "w_v": np.full((2, 2), 1e308)},
+     "w_v"),
+    ("self_attention", {"x": np.eye(2) * 1e154, "w_q": np.eye(2),
+                        "w_k": np.eye(2), "w_v": np.eye(2),
+                        "bias": [[1.7e308, 0], [0, 1.7e308]]}, "bias"),
+    ("shaw_attention", {"x": np.eye(2), "w_q": np.eye(2) * 1e200,
+                        "w_k": np.eye(2), "w_v": np.eye(2),
+                        "table_k": np.full((3, 2), 1e200)}, "table_k"),
+    ("round_significand", {"x": [1.7976931348623157e308], "bits": 8}, "x"),
+    ("t5_relative_position_bucket", {"relative_position": [5, 10**6],
+                                     "max_distance": 10**400},
+     "max_distance"),
+]
+
+
+@pytest.mark.parametrize("name, kw, param", OVERFLOW,
+                         ids=[f"{n}-{p}" for n, _, p in OVERFLOW])
+def test_overflow_is_refused(name, kw, param):
+    _expect_refusal(name, kw, param)
+
+
+# -------------------------------------------------------------- memory
+
+
+def _view(shape, value=1.0):
+    """A read-only array of any shape that takes 8 bytes of memory."""
+    return np.broadcast_to(np.float64(value), shape)
+
+
+W = np.ones((1, 1))
+HUGE = [
+    ("frequencies", {"d_model": 2**28 + 2}),
+    ("frequencies", {"d_model": 10**30}),
+    ("wavelengths", {"d_model": 2**28 + 2}),
+    ("sinusoidal_encoding", {"positions": 2**20, "d_model": 2**10}),
+    ("sinusoidal_encoding", {"positions": 10**20, "d_model": 2}),
+    ("sinusoidal_encoding", {"positions": [0.0, 1.0], "d_model": 2**27}),
+    ("relative_shift_matrix", {"k": 1, "d_model": 2**14 + 2}),
+    ("binary_encoding", {"positions": 2**27, "n_bits": 2}),
+    ("binary_encoding", {"positions": 10**30, "n_bits": 63}),
+    ("self_attention", {"x": _view((20000, 1)), "w_q": W, "w_k": W,
+                        "w_v": W}),
+    ("self_attention", {"x": _view((2**10, 1)), "w_q": W, "w_k": W,
+                        "w_v": _view((1, 2**18))}),
+    ("self_attention", {"x": _view((2**28, 1)), "w_q": W, "w_k": W,
+                        "w_v": W}),
+    ("apply_rope", {"x": _view((2**15, 2**14)), "positions": 2**15}),
+    ("t5_relative_position_bucket", {"relative_position":
+                                     np.broadcast_to(0, (2**28,))}),
+    ("alibi_slopes", {"n_heads": 2**28}),
+    ("alibi_bias", {"n": 2**14, "n_heads": 1}),
+    ("alibi_bias", {"n": 10**10, "n_heads": 10**10}),
+    ("relative_positions", {"n": 2**14 + 1}),
+    ("rope_frequencies", {"head_dim": 2**28 + 2}),
+    ("rope_decay_bound", {"distances": 2**20, "head_dim": 2**10}),
+    ("rope_layout_permutation", {"head_dim": 2**28}),
+    ("round_significand", {"x": _view((2**28,)), "bits": 8}),
+    ("shaw_attention", {"x": _view((20000, 1)), "w_q": W, "w_k": W,
+                        "w_v": W, "table_k": np.ones((3, 1))}),
+    ("shaw_attention", {"x": _view((2**12, 1)), "w_q": W, "w_k": W,
+                        "w_v": W, "table_k": _view((2**16 + 1, 1))}),
+]
+
+
+def test_every_function_with_a_size_is_checked_for_huge_sizes():
+    no_size = {"yarn_attention_scale"}
+    assert {name for name, _ in HUGE} | no_size == set(pc.__all__)
+
+
+@pytest.mark.parametrize("name, kw", HUGE,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(HUGE)])
+def test_huge_result_is_refused_up_front(name, kw):
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="elements"):
+            _call(name, kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20, f"{name} allocated {peak / 2**20:.0f} MiB first"
