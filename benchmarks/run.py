@@ -1,0 +1,819 @@
+"""Measure the book: slider speed, throughput, memory, precision, sizes.
+
+    python benchmarks/run.py --json results.json            # minutes
+    python benchmarks/run.py --json results.json --suite --build  # + ~30 min
+
+Prints a table and writes to ``--json`` a list of
+``{"name", "value", "unit", "target", "met"}``, one per measured number that
+has a target (``target`` is a string such as ``"<= 50"``; ``met`` is true
+or false). Numbers reported for comparison only (absolute speeds, the
+ratios to PyTorch, peak memory) go to the JSON too with ``--all``, with
+``target`` and ``met`` null. ``--markdown PATH`` writes the table with the
+machine and the precision table, as in benchmarks/README.md.
+
+Sections (all by default, except the two slow ones):
+
+``jupyter``    every Interactive of posenc_plots as a slider callback:
+               ``plot(**values)`` then ``fig.canvas.draw()`` on the Agg
+               canvas (the figure is closed after, untimed); median and 95th
+               percentile at the defaults and with every slider at its
+               maximum.
+``browser``    every live figure of the HTML book in headless Chromium
+               (tests/test_browser.py's launcher and page loader): redraw
+               time measured in the page with ``performance.now()`` around
+               the widget's ``draw()`` (compute and paint to the canvas).
+``throughput`` ``sinusoidal_encoding`` and ``apply_rope`` up to n=8192,
+               d=4096 against the sources' code (loops, corrected), their
+               numpy and PyTorch versions, as speed ratios (reference time
+               over ours; best of 3-7 runs, loops once at large sizes).
+``memory``     ``shaw_attention`` against the naive (L, L, d) tables.
+``precision``  float64 against mpmath up to position 10**6; the worst
+               angle error of float32 / float16 / bfloat16 up to each
+               position (documentation, no target).
+``pages``      transferred size of each page of the built book: the page
+               and everything it loads, as recorded by Chromium.
+``suite``      (``--suite``) wall time of the test suite, run as
+               scripts/test.sh runs it, then nbval on the chapters a second
+               time: "nbval passes twice in a row".
+``build``      (``--build``) two clean builds of the book into temporary
+               folders, timed, and compared file by file (text and images).
+
+Run with the interpreter of the environment that scripts/test.sh made
+(``.venv/bin/python benchmarks/run.py ...``). This is never part of the
+test suite: timings depend on the machine and its load.
+"""
+
+import argparse
+import difflib
+import filecmp
+import gc
+import gzip
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import posenc_core as pc  # noqa: E402
+import posenc_plots  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("jupyter", "browser", "throughput", "memory", "precision",
+            "pages")
+SLOW = ("suite", "build")
+
+
+class Results:
+    """Rows with a target go to the JSON; every row goes to the table."""
+
+    def __init__(self):
+        self.rows = []  # (section, name, value, unit, target, met, note)
+
+    def add(self, section, name, value, unit, target=None, note=""):
+        met = None
+        if target is not None:
+            op, bound = target.split()
+            bound = float(bound)
+            met = bool(value is not None and math.isfinite(value) and (
+                value <= bound if op == "<=" else value >= bound))
+        self.rows.append((section, name, value, unit, target, met, note))
+        shown = "-" if value is None else _fmt(value)
+        flag = "" if met is None else ("  ok" if met else "  MISSED")
+        print(f"  {name:<58} {shown:>10} {unit:<6} {target or '':<9}{flag}"
+              f"{'  ' + note if note else ''}", flush=True)
+
+    def json(self, every=False):
+        return [{"name": name, "value": value, "unit": unit,
+                 "target": target, "met": met}
+                for _, name, value, unit, target, met, _ in self.rows
+                if every or target is not None]
+
+
+def _fmt(value):
+    if value == 0 or 1e-3 <= abs(value) < 1e5:
+        return f"{value:.3g}" if abs(value) < 100 else f"{value:,.0f}"
+    return f"{value:.2e}"
+
+
+def _timeit(fn, repeat, warmup=1):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def _p95(times):
+    return float(np.percentile(times, 95))
+
+
+# ------------------------------------------------------------- machine
+
+
+def machine():
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info = {
+        "cpu": cpu, "cores": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE")
+                            * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "os": platform.platform(), "python": platform.python_version(),
+        "numpy": np.__version__, "matplotlib": matplotlib.__version__,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    try:
+        import torch
+        info["torch"] = f"{torch.__version__} ({torch.get_num_threads()} "\
+                        "threads)"
+    except ImportError:
+        info["torch"] = "not installed"
+    return info
+
+
+# ------------------------------------------------------- jupyter sliders
+
+
+def _slider_values(fig, where):
+    if where == "defaults":
+        return fig.defaults()
+    return {s.name: (10.0**s.max if s.log else s.max) for s in fig.sliders}
+
+
+def time_callback(plot, values, repeat):
+    """Seconds per plot(**values) + canvas.draw(), and the two parts."""
+    total, compute, draw = [], [], []
+    for r in range(repeat + 1):  # the first call is a warm-up
+        gc.collect()
+        t0 = time.perf_counter()
+        figure = plot(**values)
+        t1 = time.perf_counter()
+        figure.canvas.draw()
+        t2 = time.perf_counter()
+        plt.close(figure)
+        if r:
+            total.append(t2 - t0)
+            compute.append(t1 - t0)
+            draw.append(t2 - t1)
+    return total, compute, draw
+
+
+def bench_jupyter(res, quick):
+    repeat = {"defaults": 5 if quick else 21, "maximum": 3 if quick else 11}
+    targets = {"defaults": ("<= 50", "<= 100"),
+               "maximum": ("<= 250", "<= 500")}
+    for module, fig in posenc_plots.all_interactive():
+        for where in ("defaults", "maximum"):
+            values = _slider_values(fig, where)
+            total, compute, draw = time_callback(fig.plot, values,
+                                                 repeat[where])
+            ms = [1000 * t for t in total]
+            name = f"jupyter {module}:{fig.name} @{where}"
+            note = (f"plot() {1000 * statistics.median(compute):.0f} ms + "
+                    f"draw {1000 * statistics.median(draw):.0f} ms")
+            res.add("jupyter", f"{name} median", statistics.median(ms),
+                    "ms", targets[where][0], note=note)
+            res.add("jupyter", f"{name} p95", _p95(ms), "ms",
+                    targets[where][1])
+
+
+# ------------------------------------------------------------- browser
+
+
+def _browser_module():
+    """tests/test_browser.py: its Chromium launcher and page loader."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_browser  # noqa: PLC0415
+
+    return test_browser
+
+
+class _Browser:
+    """Headless Chromium as tests/test_browser.py starts it, serving DIR."""
+
+    def __init__(self, html):
+        import functools
+        import http.server
+        import threading
+
+        from playwright.sync_api import sync_playwright
+
+        tb = _browser_module()
+        self.tb = tb
+        exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
+        if not exe:
+            raise RuntimeError("no chromium (apt-get install chromium)")
+        handler = functools.partial(tb.QuietHandler, directory=str(html))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                                     handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.profile = tempfile.TemporaryDirectory()
+        self.pw = sync_playwright().start()
+        self.context = self.pw.chromium.launch_persistent_context(
+            self.profile.name, executable_path=exe, headless=True,
+            args=tb.CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
+        self.context.set_default_timeout(tb.TIMEOUT)
+
+    def visit(self, page):
+        return self.tb.Visit(self.context, self.url + page)
+
+    def close(self):
+        self.context.close()
+        self.pw.stop()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.profile.cleanup()
+
+
+_REDRAW_JS = """
+async ([id, repeat]) => {
+  const w = posenc.widgets.find(x => x.el.id === id);
+  const times = async (move) => {
+    const out = [];
+    for (let r = 0; r < repeat; r++) {
+      move(r);
+      const t0 = performance.now();
+      await w.draw();
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  const start = w.positions();
+  const atDefaults = await times(() => {});
+  // then every slider in turn swept over its range, 'repeat' positions each
+  const sweep = [];
+  for (const s of w.spec.sliders) {
+    const input = w.inputs[s.name];
+    const lo = parseFloat(input.min), hi = parseFloat(input.max);
+    const step = parseFloat(input.step);
+    sweep.push(...await times((r) => {
+      const k = Math.round((hi - lo) / step * r / Math.max(repeat - 1, 1));
+      input.value = String(lo + k * step);
+    }));
+    input.value = String(start[s.name]);
+  }
+  await w.draw();
+  return {key: w.key, atDefaults, sweep};
+}
+"""
+
+
+def _html_dir(args):
+    html = Path(args.html) if args.html else ROOT / "_build" / "html"
+    if getattr(args, "fresh_html", None):
+        html = args.fresh_html
+    return html
+
+
+def bench_browser(res, args, quick):
+    html = _html_dir(args)
+    if not (html / "index.html").is_file():
+        res.add("browser", f"browser: no built book in {html}", None, "ms",
+                "<= 16", note="build it first (scripts/book.sh)")
+        return
+    try:
+        browser = _Browser(html)
+    except Exception as err:  # no Playwright or no Chromium: say so
+        res.add("browser", "browser: could not start Chromium", None, "ms",
+                "<= 16", note=str(err).splitlines()[0][:80])
+        return
+    repeat = 5 if quick else 15
+    try:
+        for page in sorted({p for p, _ in browser.tb.WIDGETS}):
+            visit = browser.visit(page)
+            ids = visit.page.evaluate(
+                "() => posenc.widgets.map(w => w.el.id)")
+            for wid in ids:
+                out = visit.page.evaluate(_REDRAW_JS, [wid, repeat])
+                name = f"browser {out['key']}"
+                res.add("browser", f"{name} @defaults median",
+                        statistics.median(out["atDefaults"]), "ms", "<= 16")
+                res.add("browser", f"{name} sweep median",
+                        statistics.median(out["sweep"]), "ms", "<= 16")
+                res.add("browser", f"{name} sweep p95", _p95(out["sweep"]),
+                        "ms", "<= 50")
+            visit.close()
+    finally:
+        browser.close()
+
+
+# ---------------------------------------------------------- throughput
+
+
+def sinusoidal_loops(n, d, base=10000.0):
+    """Source 003's loop (get_relative_positional_encoding), corrected.
+
+    The source computes ``pos / 10000 ** ((2 * i) / d_model)`` with ``i``
+    stepping by 2, which doubles every exponent; the damaged literals are
+    restored. Pure Python floats, then one numpy array.
+    """
+    rows = []
+    for pos in range(n):
+        row = [0.0] * d
+        for i in range(0, d, 2):
+            angle = pos / base ** (i / d)
+            row[i] = math.sin(angle)
+            row[i + 1] = math.cos(angle)
+        rows.append(row)
+    return np.array(rows)
+
+
+def sinusoidal_numpy_source(n, d):
+    """Source 003's get_absolute_positional_encoding, verbatim."""
+    position = np.arange(n)[:, np.newaxis]
+    div_term = np.exp(np.arange(0, d, 2) * -(np.log(10000.0) / d))
+    pe = np.zeros((n, d))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe
+
+
+def sinusoidal_torch(n, d, dtype):
+    """The usual PyTorch module's table (Annotated Transformer)."""
+    import torch
+
+    pe = torch.zeros(n, d, dtype=dtype)
+    position = torch.arange(0, n, dtype=dtype).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d, 2, dtype=dtype)
+                         * -(math.log(10000.0) / d))
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe
+
+
+def rope_loops(x, base=10000.0):
+    """Rotate each pair (2i, 2i+1) of each row, one at a time."""
+    n, d = x.shape
+    rows = x.tolist()
+    out = []
+    for pos in range(n):
+        row, o = rows[pos], [0.0] * d
+        for i in range(0, d, 2):
+            t = pos * base ** (-i / d)
+            c, s = math.cos(t), math.sin(t)
+            o[i] = row[i] * c - row[i + 1] * s
+            o[i + 1] = row[i + 1] * c + row[i] * s
+        out.append(o)
+    return np.array(out)
+
+
+def rope_torch_source(x, dtype):
+    """Source 003's precompute_freqs_cis + apply_rotary_pos_emb, corrected.
+
+    The source's ``cos.unsqueeze(-2)`` broadcasts a (seq, 1, d/2) table
+    against (batch, seq, d/2) queries into (seq, seq, d/2): wrong. Without
+    it the (seq, d/2) table lines up with the rows. float32 as in the
+    source, or float64.
+    """
+    import torch
+
+    n, dim = x.shape
+    freqs = 1.0 / (10000.0 ** (torch.arange(0, dim, 2)[: (dim // 2)].to(dtype)
+                               / dim))
+    t = torch.arange(n, dtype=dtype)
+    freqs = torch.outer(t, freqs)
+    cos, sin = torch.cos(freqs), torch.sin(freqs)
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((x1 * cos - x2 * sin, x2 * cos + x1 * sin),
+                       dim=-1).flatten(-2)
+
+
+def _compare_refs(res, what, n, d, ours, expected, refs):
+    """Time each reference; check its result; add the speed ratio."""
+    small = n * d <= 2**21
+    for label, (fn, tol) in refs.items():
+        loops = label.startswith("python")
+        rep = (1 if n * d >= 2**20 else 3) if loops else (
+            3 if n * d >= 2**24 else 7)
+        t = min(_timeit(fn, rep, warmup=0 if loops else 1))
+        if small:  # same numbers, so the ratio compares like with like
+            err = np.abs(np.asarray(fn(), dtype=float) - expected).max()
+            assert err <= tol, (label, err)
+        # The sources' code is what posenc_core replaces: it must not be
+        # slower. PyTorch is a yardstick, not a target (see README.md).
+        target = None if label.startswith("torch") else ">= 1"
+        res.add("throughput", f"{what} n={n} d={d} vs {label}", t / ours,
+                "x", target, note=f"{1000 * t:.1f} ms")
+
+
+def bench_throughput(res, quick):
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("  (PyTorch not installed: no torch references)")
+    sizes = [(512, 512), (2048, 1024)] if quick else [
+        (512, 512), (2048, 1024), (8192, 4096)]
+    for n, d in sizes:
+        rep = 3 if n * d >= 2**24 else 7
+        ours = min(_timeit(lambda n=n, d=d: pc.sinusoidal_encoding(n, d),
+                           rep))
+        res.add("throughput", f"sinusoidal_encoding n={n} d={d}",
+                n * d / ours / 1e6, "Melem/s", note=f"{1000 * ours:.1f} ms")
+        refs = {
+            "python loops (source, corrected)": (
+                lambda n=n, d=d: sinusoidal_loops(n, d), 1e-9),
+            "numpy (source)": (lambda n=n, d=d: sinusoidal_numpy_source(n, d),
+                               1e-9),
+        }
+        if torch is not None:
+            refs["torch float64"] = (
+                lambda n=n, d=d: sinusoidal_torch(n, d, torch.float64), 1e-9)
+            refs["torch float32"] = (
+                lambda n=n, d=d: sinusoidal_torch(n, d, torch.float32), 1e-3)
+        expected = pc.sinusoidal_encoding(n, d) if n * d <= 2**21 else None
+        _compare_refs(res, "sinusoidal_encoding", n, d, ours, expected, refs)
+
+        x = np.random.default_rng(0).normal(size=(n, d))
+        ours = min(_timeit(lambda x=x, n=n: pc.apply_rope(x, n), rep))
+        res.add("throughput", f"apply_rope n={n} d={d}", n * d / ours / 1e6,
+                "Melem/s", note=f"{1000 * ours:.1f} ms")
+        refs = {"python loops": (lambda x=x: rope_loops(x), 1e-9)}
+        if torch is not None:
+            xt64, xt32 = torch.tensor(x), torch.tensor(x, dtype=torch.float32)
+            refs["torch float64 (source, corrected)"] = (
+                lambda xt=xt64: rope_torch_source(xt, torch.float64), 1e-9)
+            refs["torch float32 (source, corrected)"] = (
+                lambda xt=xt32: rope_torch_source(xt, torch.float32), 1e-2)
+        expected = pc.apply_rope(x, n) if n * d <= 2**21 else None
+        _compare_refs(res, "apply_rope", n, d, ours, expected, refs)
+
+
+# -------------------------------------------------------------- memory
+
+
+def shaw_naive(x, w_q, w_k, w_v, table_k, table_v):
+    """Shaw et al. eqs. 3-4 with the (n, n, d) tensors a^K and a^V built."""
+    n = x.shape[0]
+    k = (table_k.shape[0] - 1) // 2
+    idx = np.clip(np.arange(n)[None, :] - np.arange(n)[:, None], -k, k) + k
+    aK, aV = table_k[idx], table_v[idx]  # (n, n, d) each
+    q, kk, v = x @ w_q, x @ w_k, x @ w_v
+    e = (q @ kk.T + np.einsum("id,ijd->ij", q, aK)) / np.sqrt(q.shape[1])
+    e = np.exp(e - e.max(axis=1, keepdims=True))
+    A = e / e.sum(axis=1, keepdims=True)
+    return A @ v + np.einsum("ij,ijd->id", A, aV), A
+
+
+def _peak(fn):
+    gc.collect()
+    tracemalloc.start()
+    try:
+        t0 = time.perf_counter()
+        out = fn()
+        t = time.perf_counter() - t0
+        return tracemalloc.get_traced_memory()[1] / 2**20, t, out
+    finally:
+        tracemalloc.stop()
+
+
+def bench_memory(res, quick):
+    d, k = 64, 16
+    for n in ((256, 512) if quick else (512, 1024)):
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(n, d))
+        w_q, w_k, w_v = rng.normal(size=(3, d, d)) / np.sqrt(d)
+        t_k, t_v = rng.normal(size=(2, 2 * k + 1, d))
+        args = (x, w_q, w_k, w_v)
+        m_plain, _, _ = _peak(lambda a=args: pc.self_attention(*a))
+        args += (t_k, t_v)
+        m_ours, t_ours, (out, A) = _peak(lambda a=args: pc.shaw_attention(*a))
+        m_naive, t_naive, (out2, A2) = _peak(lambda a=args: shaw_naive(*a))
+        assert np.allclose(out, out2) and np.allclose(A, A2)
+        table = 2 * n * n * d * 8 / 2**20
+        res.add("memory", f"plain self_attention n={n} d={d} peak", m_plain,
+                "MiB")
+        res.add("memory", f"shaw_attention n={n} d={d} k={k} peak", m_ours,
+                "MiB", note=f"{1000 * t_ours:.0f} ms")
+        res.add("memory", f"naive a^K, a^V tables n={n} d={d} peak", m_naive,
+                "MiB", note=f"{1000 * t_naive:.0f} ms; the two tables "
+                f"alone {table:.0f} MiB")
+        res.add("memory", f"shaw_attention / naive peak memory n={n}",
+                m_ours / m_naive, "x", "<= 0.25")
+        res.add("memory", f"shaw_attention extra over plain attention n={n}",
+                m_ours / m_plain, "x", "<= 3")
+
+
+# ------------------------------------------------------------ precision
+
+
+def bench_precision(res, quick):
+    import mpmath
+
+    mpmath.mp.dps = 40
+    rng = np.random.default_rng(1)
+    pos = np.concatenate([[0.0, 1e6, 999_999.0],
+                          rng.uniform(0, 1e6, 6 if quick else 20)])
+    d = 512
+    P = pc.sinusoidal_encoding(pos, d)
+    x = rng.normal(size=(pos.size, d))
+    R = pc.apply_rope(x, pos)
+    err_p = err_r = 0.0
+    for r, p in enumerate(pos):
+        for i in range(d // 2):
+            a = mpmath.mpf(float(p)) * mpmath.power(10000, mpmath.mpf(-2 * i)
+                                                    / d)
+            c, s = mpmath.cos(a), mpmath.sin(a)
+            err_p = max(err_p, abs(float(s - P[r, 2 * i])),
+                        abs(float(c - P[r, 2 * i + 1])))
+            x1, x2 = mpmath.mpf(x[r, 2 * i]), mpmath.mpf(x[r, 2 * i + 1])
+            err_r = max(err_r, abs(float(x1 * c - x2 * s - R[r, 2 * i])),
+                        abs(float(x2 * c + x1 * s - R[r, 2 * i + 1])))
+    res.add("precision", "sinusoidal_encoding vs mpmath, pos <= 1e6", err_p,
+            "abs", "<= 1e-9")
+    res.add("precision", "apply_rope vs mpmath, pos <= 1e6", err_r, "abs",
+            "<= 1e-9")
+    # Worst angle error up to each position, head_dim 128, base 10000.
+    res.precision_table = precision_table(2**16 if quick else 2**20)
+
+
+def precision_table(max_position, d=128, base=10000.0, chunk=2**14):
+    """Worst |angle error| (radians) over all pairs and positions <= P."""
+    import torch
+
+    theta = pc.rope_frequencies(d, base=base)
+    inv32 = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float()
+                            / d))
+    rnd = pc.round_significand
+    marks = [2**e for e in range(8, 21, 2) if 2**e <= max_position]
+    worst = {f: np.zeros(max_position + 1) for f in
+             ("float32", "float16", "bfloat16")}
+    for start in range(0, max_position + 1, chunk):
+        p = np.arange(start, min(start + chunk, max_position + 1), dtype=float)
+        exact = p[:, None] * theta[None, :]
+        a32 = (torch.tensor(p, dtype=torch.float32)[:, None]
+               * inv32[None, :]).double().numpy()
+        worst["float32"][p.astype(int)] = np.abs(a32 - exact).max(axis=1)
+        for f, bits in (("float16", 11), ("bfloat16", 8)):
+            a = rnd(rnd(p, bits)[:, None] * rnd(theta, bits)[None, :], bits)
+            worst[f][p.astype(int)] = np.abs(a - exact).max(axis=1)
+    table = {f: {m: float(np.max(w[: m + 1])) for m in marks}
+             for f, w in worst.items()}
+    print("\n  worst angle error (rad) over positions <= P, head_dim 128:")
+    print("  " + "P".rjust(9) + "".join(f"{f:>11}" for f in table))
+    for m in marks:
+        print("  " + f"{m:>9,}" + "".join(f"{table[f][m]:>11.2e}"
+                                          for f in table))
+    return table
+
+
+# ---------------------------------------------------------------- pages
+
+
+def bench_pages(res, args):
+    html = _html_dir(args)
+    if not (html / "index.html").is_file():
+        res.add("pages", f"pages: no built book in {html}", None, "KiB",
+                "<= 5120", note="build it first (scripts/book.sh)")
+        return
+    pages = sorted(str(p.relative_to(html)) for p in html.glob("**/*.html")
+                   if "_static" not in p.parts and "_sources" not in p.parts)
+    try:
+        browser = _Browser(html)
+    except Exception as err:
+        res.add("pages", "pages: could not start Chromium", None, "KiB",
+                "<= 5120", note=str(err).splitlines()[0][:80])
+        return
+    try:
+        for page in pages:
+            sizes, urls = {}, {}
+            tab = browser.context.new_page()
+            cdp = browser.context.new_cdp_session(tab)
+            cdp.send("Network.enable")
+            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            cdp.on("Network.responseReceived", lambda e, urls=urls: urls.
+                   __setitem__(e["requestId"], e["response"]["url"]))
+            cdp.on("Network.loadingFinished", lambda e, sizes=sizes: sizes.
+                   __setitem__(e["requestId"], e["encodedDataLength"]))
+            tab.goto(browser.url + page, wait_until="networkidle")
+            tab.close()
+            total = sum(sizes.values())
+            zipped, biggest = 0, []
+            for rid, size in sizes.items():
+                rel = urls.get(rid, "").split(browser.url, 1)[-1]
+                local = html / rel.split("#")[0].split("?")[0]
+                biggest.append((size, rel))
+                if local.is_file():
+                    zipped += len(gzip.compress(local.read_bytes(), 6))
+            size, name = max(biggest)
+            own = (html / page).stat().st_size
+            res.add("pages", f"page {page} transferred", total / 1024, "KiB",
+                    "<= 5120", note=f"{len(sizes)} requests; HTML "
+                    f"{own / 1024:.0f} KiB; all gzipped {zipped / 1024:.0f} "
+                    f"KiB; largest {Path(name).name} {size / 1024:.0f} KiB")
+    finally:
+        browser.close()
+
+
+# ------------------------------------------------------------ slow ones
+
+
+def _env():
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               POSENC_REQUIRE_BROWSER="1")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env["PATH"]
+    return env
+
+
+def bench_suite(res):
+    """The test suite as scripts/test.sh runs it (without its installs)."""
+    env = _env()
+    t0 = time.perf_counter()
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check",
+                           "posenc_core.py", "posenc_plots", "tests", "_ext"],
+                          cwd=ROOT, env=env)
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadfile", "--nbval", "chapters", "tests", "-q"],
+        cwd=ROOT, env=env)
+    wall = time.perf_counter() - t0
+    res.add("suite", "test suite wall time (ruff + pytest -n 2)", wall, "s",
+            "<= 2400", note=f"exit codes {lint.returncode}, "
+            f"{suite.returncode}")
+    res.add("suite", "test suite failures (exit code)",
+            float(lint.returncode or suite.returncode), "", "<= 0")
+    t0 = time.perf_counter()
+    again = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadfile", "--nbval", "chapters", "-q"], cwd=ROOT,
+        env=env)
+    res.add("suite", "nbval on chapters, second run in a row: exit code",
+            float(again.returncode), "", "<= 0",
+            note=f"{time.perf_counter() - t0:.0f} s")
+
+
+def _build(out):
+    jb = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(ROOT),
+           "--path-output", str(out), "-W", "-n", "--keep-going"]
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True,
+                          text=True)
+    return time.perf_counter() - t0, done
+
+
+def _compare_trees(a, b):
+    """Files that differ between two builds: (text, binary, only in one)."""
+    text_ext = {".html", ".js", ".css", ".txt", ".json", ".ipynb", ".md",
+                ".py", ".svg", ".xml", ".map", ""}
+    skip = {".doctrees", ".buildinfo", ".jupyter_cache", "reports"}
+    diff_text, diff_bin, missing = [], [], []
+    files_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file()
+               and not skip & set(p.relative_to(a).parts)
+               and p.name not in skip}
+    files_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file()
+               and not skip & set(p.relative_to(b).parts)
+               and p.name not in skip}
+    missing = sorted(str(p) for p in files_a ^ files_b)
+    for rel in sorted(files_a & files_b):
+        if not filecmp.cmp(a / rel, b / rel, shallow=False):
+            (diff_text if rel.suffix in text_ext else diff_bin).append(
+                str(rel))
+    return diff_text, diff_bin, missing
+
+
+def bench_build(res, args):
+    tmp = Path(tempfile.mkdtemp(prefix="posenc-build-"))
+    times = []
+    for run in ("a", "b"):
+        t, done = _build(tmp / run)
+        times.append(t)
+        if done.returncode:
+            print(done.stdout[-3000:], done.stderr[-3000:])
+        res.add("build", f"clean book build {run}: wall time", t, "s",
+                "<= 1800", note=f"exit code {done.returncode}")
+    html_a, html_b = tmp / "a" / "_build" / "html", tmp / "b" / "_build" / "html"
+    text, binary, missing = _compare_trees(html_a, html_b)
+    for rel in text:  # show what differs, one tag per line
+        def lines(path):
+            return path.read_text(errors="replace").replace(
+                "><", ">\n<").splitlines()
+
+        diff = list(difflib.unified_diff(lines(html_a / rel),
+                                         lines(html_b / rel), "a/" + rel,
+                                         "b/" + rel, n=1, lineterm=""))
+        print("\n".join(line[:300] for line in diff[:60]))
+    for what, files in (("text", text), ("image/binary", binary),
+                        ("present in one build only", missing)):
+        res.add("build", f"two clean builds: differing {what} files",
+                float(len(files)), "files", "<= 0",
+                note=", ".join(files[:4]) + (" ..." if len(files) > 4
+                                              else ""))
+    args.fresh_html = tmp / "a" / "_build" / "html"
+    args.cleanup.append(tmp)
+
+
+# ----------------------------------------------------------------- main
+
+
+def markdown(res, info):
+    lines = ["| section | measure | value | unit | target | met | note |",
+             "|---|---|---:|---|---|---|---|"]
+    for section, name, value, unit, target, met, note in res.rows:
+        shown = "n/a" if value is None else _fmt(value)
+        flag = "" if met is None else ("yes" if met else "**no**")
+        lines.append(f"| {section} | {name} | {shown} | {unit} | "
+                     f"{target or ''} | {flag} | {note} |")
+    head = ["Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()),
+            ""]
+    table = getattr(res, "precision_table", None)
+    if table:
+        marks = list(next(iter(table.values())))
+        lines += ["", "Worst angle error (radians) over all pairs and "
+                  "positions up to P (head_dim 128, base 10000):", "",
+                  "| P | " + " | ".join(table) + " |",
+                  "|---:|" + "---:|" * len(table)]
+        lines += [f"| {m:,} | " + " | ".join(f"{table[f][m]:.2e}"
+                                             for f in table) + " |"
+                  for m in marks]
+    return "\n".join(head + lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", help="write the list of results here")
+    ap.add_argument("--markdown", help="write the table (Markdown) here")
+    ap.add_argument("--html", help="built book to measure (default "
+                    "_build/html, or the fresh one with --build)")
+    ap.add_argument("--only", nargs="+", choices=SECTIONS + SLOW,
+                    help="run only these sections")
+    ap.add_argument("--suite", action="store_true",
+                    help="also time the test suite and run nbval twice")
+    ap.add_argument("--build", action="store_true",
+                    help="also build the book twice, timed and compared")
+    ap.add_argument("--all", action="store_true",
+                    help="also put rows without a target in the JSON "
+                    "(with target and met null)")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer repetitions and smaller sizes (a smoke run)")
+    args = ap.parse_args(argv)
+    args.cleanup, args.fresh_html = [], None
+    run = list(args.only or SECTIONS)
+    run += [s for s in SLOW if getattr(args, s) and s not in run]
+    info = machine()
+    print("Machine:", json.dumps(info))
+    res = Results()
+    try:
+        if "build" in run:  # first, so the pages come from a fresh build
+            print("\n[build]")
+            bench_build(res, args)
+        for section in run:
+            if section == "build":
+                continue
+            print(f"\n[{section}]", flush=True)
+            if section == "jupyter":
+                bench_jupyter(res, args.quick)
+            elif section == "browser":
+                bench_browser(res, args, args.quick)
+            elif section == "throughput":
+                bench_throughput(res, args.quick)
+            elif section == "memory":
+                bench_memory(res, args.quick)
+            elif section == "precision":
+                bench_precision(res, args.quick)
+            elif section == "pages":
+                bench_pages(res, args)
+            elif section == "suite":
+                bench_suite(res)
+    finally:
+        for tmp in args.cleanup:
+            shutil.rmtree(tmp, ignore_errors=True)
+    rows = res.json()
+    missed = [r["name"] for r in rows if not r["met"]]
+    print(f"\n{len(rows) - len(missed)} of {len(rows)} targets met")
+    for name in missed:
+        print("  missed:", name)
+    if args.json:
+        out = res.json(every=args.all)
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(res, info))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
