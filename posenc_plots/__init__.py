@@ -75,6 +75,10 @@ def show(figure):
     """Display ``figure`` with ipywidgets sliders (in Jupyter, with a kernel).
 
     Returns the ``ipywidgets.interactive`` object, which Jupyter displays.
+    The figure is redrawn when a slider is released, not at every step of a
+    drag: a redraw takes matplotlib 0.1-0.7 s (benchmarks/README.md), so
+    redrawing at every step would queue up seconds of stale figures. (The
+    in-page figures of the HTML book redraw at every step, in a few ms.)
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
@@ -91,11 +95,11 @@ def show(figure):
         elif s.is_int:
             controls[s.name] = w.IntSlider(
                 value=s.value, min=s.min, max=s.max, step=s.step,
-                description=label, style=style)
+                description=label, style=style, continuous_update=False)
         else:
             controls[s.name] = w.FloatSlider(
                 value=s.value, min=s.min, max=s.max, step=s.step,
-                description=label, style=style)
+                description=label, style=style, continuous_update=False)
 
     def update(**kwargs):
         figure.plot(**kwargs)
