@@ -14,7 +14,11 @@ A Sphinx extension, registered in ``_config.yml`` under
    in JavaScript, a small canvas plotter and the slider runtime) and the
    chapter's ``_assets/posenc/<module>.js``, loaded only on pages that use
    them. The slider cell itself is tagged ``remove-output``: its
-   ipywidgets need a kernel.
+   ipywidgets need a kernel. It is also tagged ``skip-execution``, so the
+   build does not run it (nbval and Jupyter still do): now and then,
+   nbclient, which executes the notebooks for the build, missed the
+   reply to a cell that displays ipywidgets and waited for the whole cell
+   timeout (300 s) before going on.
 2. **Offline MathJax.** MathJax comes from the npm package pinned in
    ``package.json`` (``npm ci`` installs it into ``node_modules``); it is
    copied into ``_static/mathjax`` and ``mathjax_path`` points there.
@@ -196,6 +200,11 @@ def add_widgets(app, doctree):
             logger.warning(
                 f"posenc_widget {key!r}: tag the cell 'remove-output' (its "
                 "ipywidgets need a kernel)", location=node)
+        if "skip-execution" not in tags:
+            logger.warning(
+                f"posenc_widget {key!r}: tag the cell 'skip-execution' (the "
+                "build does not need its ipywidgets, and nbclient can stall "
+                "on them for the whole cell timeout)", location=node)
         module_name = key.split(":")[0]
         script = assets / f"{module_name}.js"
         if not script.is_file():

@@ -26,7 +26,7 @@ What is checked, page by page:
 * **Coverage** (``test_every_interactive_has_a_live_figure``): every
   ``Interactive`` of every ``posenc_plots`` module is a live figure on a
   page of the book, and every slider cell carries its metadata and the
-  ``remove-output`` tag.
+  ``remove-output``, ``nbval-ignore-output`` and ``skip-execution`` tags.
 
 The book: the ``book_html`` fixture of ``tests/conftest.py``.
 
@@ -602,6 +602,7 @@ def test_every_interactive_has_a_live_figure():
             assert key in INTERACTIVE, f"{where}: unknown figure {key!r}"
             assert "remove-output" in tags, f"{where}: tag it remove-output"
             assert "nbval-ignore-output" in tags, where
+            assert "skip-execution" in tags, where
             shown.setdefault(key, []).append(where)
     modules = {module for module, _ in all_interactive()}
     in_book = {key.split(":")[0] for key in shown}
