@@ -1,7 +1,7 @@
 """Measure the book: slider speed, throughput, memory, precision, sizes.
 
-    python benchmarks/run.py --json results.json            # minutes
-    python benchmarks/run.py --json results.json --suite --build  # + ~30 min
+    python benchmarks/run.py --json results.json            # ~20 minutes
+    python benchmarks/run.py --json results.json --skip suite build  # ~10
 
 Prints a table and writes to ``--json`` a list of
 ``{"name", "value", "unit", "target", "met"}``, one per measured number that
@@ -11,7 +11,7 @@ ratios to PyTorch, peak memory) go to the JSON too with ``--all``, with
 ``target`` and ``met`` null. ``--markdown PATH`` writes the table with the
 machine and the precision table, as in benchmarks/README.md.
 
-Sections (all by default, except the two slow ones):
+Sections (all by default; ``--only`` or ``--skip`` choose):
 
 ``jupyter``    every Interactive of posenc_plots as a slider callback:
                ``plot(**values)`` then ``fig.canvas.draw()`` on the Agg
@@ -32,10 +32,10 @@ Sections (all by default, except the two slow ones):
                position (documentation, no target).
 ``pages``      transferred size of each page of the built book: the page
                and everything it loads, as recorded by Chromium.
-``suite``      (``--suite``) wall time of the test suite, run as
+``suite``      wall time of the test suite, run as
                scripts/test.sh runs it, then nbval on the chapters a second
                time: "nbval passes twice in a row".
-``build``      (``--build``) two clean builds of the book into temporary
+``build``      two clean builds of the book into temporary
                folders, timed, and compared file by file (text and images).
 
 Run with the interpreter of the environment that scripts/test.sh made
@@ -300,10 +300,9 @@ async ([id, repeat]) => {
 
 
 def _html_dir(args):
-    html = Path(args.html) if args.html else ROOT / "_build" / "html"
-    if getattr(args, "fresh_html", None):
-        html = args.fresh_html
-    return html
+    if args.html:
+        return Path(args.html)
+    return getattr(args, "fresh_html", None) or ROOT / "_build" / "html"
 
 
 def bench_browser(res, args, quick):
@@ -737,14 +736,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", help="write the list of results here")
     ap.add_argument("--markdown", help="write the table (Markdown) here")
-    ap.add_argument("--html", help="built book to measure (default "
-                    "_build/html, or the fresh one with --build)")
+    ap.add_argument("--html", help="built book to measure (default: the "
+                    "first fresh build, or _build/html with --skip build)")
     ap.add_argument("--only", nargs="+", choices=SECTIONS + SLOW,
                     help="run only these sections")
-    ap.add_argument("--suite", action="store_true",
-                    help="also time the test suite and run nbval twice")
-    ap.add_argument("--build", action="store_true",
-                    help="also build the book twice, timed and compared")
+    ap.add_argument("--skip", nargs="+", choices=SECTIONS + SLOW, default=[],
+                    help="leave out these sections (e.g. the slow ones: "
+                    "suite build)")
     ap.add_argument("--all", action="store_true",
                     help="also put rows without a target in the JSON "
                     "(with target and met null)")
@@ -752,8 +750,7 @@ def main(argv=None):
                     help="fewer repetitions and smaller sizes (a smoke run)")
     args = ap.parse_args(argv)
     args.cleanup, args.fresh_html = [], None
-    run = list(args.only or SECTIONS)
-    run += [s for s in SLOW if getattr(args, s) and s not in run]
+    run = [s for s in (args.only or SECTIONS + SLOW) if s not in args.skip]
     info = machine()
     print("Machine:", json.dumps(info))
     res = Results()
