@@ -10,10 +10,11 @@ CI run checks that three executions agree, at the cost of one extra
 execution per chapter rather than a second full test suite.
 
 Each notebook runs in its own subprocess with nbval's own runner: the
-stored outputs are compared by the same code, with the same rules
-(``nbval-ignore-output`` cells, the ipywidgets sliders, are skipped), as in
-the suite. nbclient was not used: on this machine its execution loop hung,
-now and then, with an idle kernel, where nbval's did not.
+stored outputs are compared by the same code, with the same rules (the
+ipywidgets slider cells, tagged ``nbval-ignore-output``, run but their
+output is not compared), as in the suite. nbclient was not used: now and
+then it waits out the whole cell timeout after a cell that displays
+ipywidgets (benchmarks/README.md, "Determinism"); nbval's runner does not.
 
 Images are not compared (nbval does not by default: PNG bytes depend on the
 matplotlib version that stored them). Two complete builds of the book,
