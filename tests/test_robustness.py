@@ -357,6 +357,12 @@ def as_array_like(values, kinds=("list", "f64", "f32", "int")):
     return st.sampled_from(kinds).map(convert)
 
 
+def frequency_lists(d):
+    """``d // 2`` frequencies (one per pair) as any array-like."""
+    return st.lists(st.floats(0, 10, allow_nan=False), min_size=int(d) // 2,
+                    max_size=int(d) // 2).flatmap(as_array_like)
+
+
 def positions_strategy(n_max=8, bound=1e6):
     floats = st.lists(st.floats(-bound, bound, allow_nan=False),
                       max_size=n_max)
@@ -443,9 +449,7 @@ def rope_kw(draw):
           "positions": pos, "base": draw(bases),
           "layout": draw(st.sampled_from(["interleaved", "half"]))}
     if draw(st.booleans()):
-        kw["frequencies"] = draw(st.lists(
-            st.floats(0, 10, allow_nan=False), min_size=int(d) // 2,
-            max_size=int(d) // 2).flatmap(as_array_like))
+        kw["frequencies"] = draw(frequency_lists(d))
     return kw
 
 
@@ -499,9 +503,7 @@ def decay_kw(draw):
     kw = {"distances": draw(positions_strategy(6, 1e5)), "head_dim": d,
           "base": draw(bases)}
     if draw(st.booleans()):
-        kw["frequencies"] = draw(st.lists(
-            st.floats(0, 10, allow_nan=False), min_size=int(d) // 2,
-            max_size=int(d) // 2).flatmap(as_array_like))
+        kw["frequencies"] = draw(frequency_lists(d))
     return kw
 
 
