@@ -358,33 +358,49 @@ def relative_shift_matrix(k, d_model, *, base=10000.0):
 
 
 def binary_encoding(positions, n_bits):
-    r"""The bits of each position, least significant bit first.
+    r"""The low ``n_bits`` bits of each position, least significant bit first.
 
     .. math::
 
-        B_{pos,\,j} = \lfloor pos / 2^j \rfloor \bmod 2
+        B_{\mathrm{pos},\,j} = \lfloor \mathrm{pos} / 2^j \rfloor \bmod 2
+        = (\mathrm{pos} \gg j) \mathbin{\&} 1,
+        \qquad j = 0, \dots, n_{\mathrm{bits}} - 1
 
-    Column 0 flips at every step, like dimension 0 of the sinusoidal
-    encoding, which is its fastest wave.
+    Like a counter with ``n_bits`` binary digits, the encoding rolls over:
+    bits ``n_bits`` and above are dropped, so ``pos`` and
+    ``pos + 2**n_bits`` have the same row. Bit ``j`` repeats every
+    :math:`2^{j+1}` positions, and the whole row every
+    :math:`2^{n_{\mathrm{bits}}}`. Column 0 flips at every step, like pair 0
+    of the sinusoidal encoding, its fastest wave.
 
     Parameters
     ----------
     positions : int or array_like of int, shape (n,)
         An int ``n`` means ``0, ..., n-1``; otherwise non-negative integers,
-        each below ``2**n_bits``.
+        at most ``2**53`` (the integers that float64 holds exactly).
+        Positions of ``2**n_bits`` and more roll over.
     n_bits : int
         Number of bits, 1 to 63.
 
     Returns
     -------
     B : ndarray of int64, shape (n, n_bits)
-        Entries 0 or 1.
+        Entries 0 or 1; row ``k`` holds the bits of ``positions[k] mod
+        2**n_bits``.
 
     Examples
     --------
     >>> binary_encoding([5, 6], 3)
     array([[1, 0, 1],
            [0, 1, 1]])
+
+    A 3-bit counter rolls over after 7 = 111: 8 reads 000 and 13 reads 101,
+    like 5.
+
+    >>> binary_encoding([7, 8, 13], 3)
+    array([[1, 1, 1],
+           [0, 0, 0],
+           [1, 0, 1]])
     """
     n_bits = _check_int("n_bits", n_bits, 1, "an integer from 1 to 63")
     if n_bits > 63:
@@ -399,11 +415,7 @@ def binary_encoding(positions, n_bits):
         if pos.ndim != 1 or np.any(pos < 0):
             raise ValueError(f"positions must be {what}")
         _check_size(pos.size, n_bits)
-    if pos.size and pos.max() >= 2**n_bits:
-        raise ValueError(
-            f"positions must be below 2**n_bits = {2**n_bits}, "
-            f"got {int(pos.max())}"
-        )
+    # (pos >> j) & 1 keeps bit j: the bits above n_bits - 1 roll over
     return (pos[:, None] >> np.arange(n_bits, dtype=np.int64)) & 1
 
 

@@ -641,6 +641,11 @@ def _grid_cases():
     for n_bits in (1, 4, 8, 10, 16):
         cases.append(("binary_encoding", [min(2**n_bits, 300), n_bits], {}))
         cases.append(("binary_encoding", [[0, 1, 2**n_bits - 1], n_bits], {}))
+        # the counter rolls over: 2**n_bits + p reads as p
+        cases.append(("binary_encoding", [40, n_bits], {}))
+        cases.append(("binary_encoding", [[2**n_bits, 2**n_bits + 5,
+                                           7 * 2**n_bits + 3, 2**53 - 1,
+                                           2**53], n_bits], {}))
     scalings = [None]
     for s in (1.0, 2.0, 8.0, 32.0):
         scalings += [{"type": "linear", "factor": s},

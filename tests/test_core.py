@@ -113,6 +113,25 @@ def test_binary_encoding():
     np.testing.assert_array_equal(pc.binary_encoding([1023], 10)[0], 1)
 
 
+def test_binary_encoding_rolls_over():
+    """Bits n_bits and up are dropped: pos + 2**n_bits reads as pos."""
+    for n_bits in (1, 3, 8):
+        p = np.arange(2**n_bits)
+        B = pc.binary_encoding(p, n_bits)
+        for lap in (1, 2, 7):
+            np.testing.assert_array_equal(
+                pc.binary_encoding(p + lap * 2**n_bits, n_bits), B)
+        # the int form counts past the top as well
+        np.testing.assert_array_equal(pc.binary_encoding(3 * 2**n_bits,
+                                                         n_bits),
+                                      np.tile(B, (3, 1)))
+    np.testing.assert_array_equal(pc.binary_encoding([8, 13, 2**53], 3),
+                                  [[0, 0, 0], [1, 0, 1], [0, 0, 0]])
+    # the low bits of a large position, not its top ones
+    np.testing.assert_array_equal(pc.binary_encoding([2**40 + 6], 4)[0],
+                                  [0, 1, 1, 0])
+
+
 # -------------------------------------------------------------- attention
 
 
@@ -334,7 +353,7 @@ BAD_CALLS = [
     (lambda: pc.relative_shift_matrix(1, 5), "d_model", "even"),
     (lambda: pc.binary_encoding(4, 0), "n_bits", "1 to 63"),
     (lambda: pc.binary_encoding(4, 64), "n_bits", "1 to 63"),
-    (lambda: pc.binary_encoding([8], 3), "positions", "2**n_bits"),
+    (lambda: pc.binary_encoding([2**54], 3), "positions", "integer"),
     (lambda: pc.binary_encoding([-1], 3), "positions", "non-negative"),
     (lambda: pc.binary_encoding([1.5], 3), "positions", "integer"),
     (lambda: pc.self_attention(np.ones(3), np.ones((3, 2)), np.ones((3, 2)),

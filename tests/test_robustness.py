@@ -398,10 +398,12 @@ def shift_kw(draw):
 @st.composite
 def binary_kw(draw):
     n_bits = draw(ints(1, 63))
-    top = 2 ** min(int(n_bits), 53) - 1
+    # positions of 2**n_bits and more roll over; up to 2**53 are exact
+    top = 2**53
     pos = draw(st.one_of(
-        ints(0, min(top + 1, 40)),
-        st.lists(st.integers(0, top), max_size=8).flatmap(
+        ints(0, 40),
+        st.lists(st.one_of(st.integers(0, 2**min(int(n_bits), 53)),
+                           st.integers(0, top)), max_size=8).flatmap(
             lambda v: as_array_like(v, ("list", "int")))))
     return {"positions": pos, "n_bits": n_bits}
 

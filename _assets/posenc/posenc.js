@@ -392,15 +392,17 @@
     return M;
   }
 
-  /** B[pos, j] = floor(pos / 2**j) mod 2. */
+  /** B[pos, j] = floor(pos / 2**j) mod 2: the low n_bits bits of pos, so
+   *  the counter rolls over (pos and pos + 2**n_bits have the same bits). */
   function binary_encoding(positions, n_bits) {
     if (!isInt(n_bits) || n_bits < 1 || n_bits > 63) {
       throw ValueError("n_bits must be an integer from 1 to 63");
     }
     var pos = positionsOf(positions);
     return pos.map(function (p) {
-      if (!Number.isInteger(p) || p < 0 || p >= Math.pow(2, n_bits)) {
-        throw ValueError("positions must be integers in [0, 2**n_bits)");
+      // as posenc_core: non-negative integers up to 2**53 (exact doubles)
+      if (!Number.isInteger(p) || p < 0 || p > 9007199254740992) {
+        throw ValueError("positions must be integers in [0, 2**53]");
       }
       var row = new Array(n_bits);
       for (var j = 0; j < n_bits; j++) {
