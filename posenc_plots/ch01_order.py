@@ -19,6 +19,7 @@ __all__ = [
     "random_parameters",
     "ticket_weights",
     "plot_query_weights",
+    "plot_encoding_vs_order",
     "plot_order_heatmaps",
     "attention_with_position",
     "ATTENTION_WITH_POSITION",
@@ -98,6 +99,72 @@ def plot_query_weights(weights_first, weights_second, words=TICKET_WORDS, *,
     ax.legend(fontsize="small", loc="upper left")
     return ax.figure
 
+
+def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
+                           encoded_second, words=TICKET_WORDS, *, ax=None):
+    """Separate what adding the encoding changes from what reordering changes.
+
+    Left panel: the weights one query gives each word, without the encoding
+    and with it, in both phrases. Right panel: for each word, the size of
+    three changes of that weight:
+
+    - reordering the phrase without the encoding,
+      ``|plain_second - plain_first|`` (zero: permutation equivariance);
+    - adding the encoding to the same phrase,
+      ``|encoded_first - plain_first|``;
+    - reordering the phrase with the encoding,
+      ``|encoded_second - encoded_first|``.
+
+    Parameters
+    ----------
+    plain_first, plain_second, encoded_first, encoded_second : array_like, \
+shape (n_words,)
+        The query's weight on each word, in the order of ``words``: without
+        the encoding in the first and the second phrase, then with it.
+    words : sequence of str
+        Tick labels, one per word.
+    ax : sequence of two Axes, optional
+        Where to draw the weights and the changes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True,
+                               constrained_layout=True)
+    series = [np.asarray(w, dtype=float) for w in
+              (plain_first, plain_second, encoded_first, encoded_second)]
+    plain_first, plain_second, encoded_first, encoded_second = series
+    x = np.arange(len(words))
+    bars = (
+        (plain_first, "Shenyang to Guangzhou, no encoding", "0.75"),
+        (plain_second, "Guangzhou to Shenyang, no encoding", "0.45"),
+        (encoded_first, "Shenyang to Guangzhou, with encoding", "C0"),
+        (encoded_second, "Guangzhou to Shenyang, with encoding", "C1"),
+    )
+    for k, (heights, label, color) in enumerate(bars):
+        ax[0].bar(x + (k - 1.5) * 0.2, heights, width=0.2, label=label,
+                  color=color)
+    changes = (
+        (np.abs(plain_second - plain_first), "reordered, no encoding", "0.45"),
+        (np.abs(encoded_first - plain_first),
+         "encoding added, same phrase", "C2"),
+        (np.abs(encoded_second - encoded_first),
+         "reordered, with encoding", "C1"),
+    )
+    for k, (heights, label, color) in enumerate(changes):
+        ax[1].bar(x + (k - 1) * 0.27, heights, width=0.27, label=label,
+                  color=color)
+    titles = ("attention weights", "size of each change")
+    ylabels = ("attention weight", "absolute change in weight")
+    for axis, title, ylabel in zip(ax, titles, ylabels, strict=True):
+        axis.set_xticks(x, words)
+        axis.set_ylim(0, 1)
+        axis.set_title(title, fontsize="medium")
+        axis.set_ylabel(ylabel)
+        axis.legend(fontsize="x-small", loc="upper left")
+    return ax[0].figure
 
 def plot_order_heatmaps(A_first, A_second, words=TICKET_WORDS, *, ax=None):
     """Three heatmaps: both phrases' weights by word, and their difference.

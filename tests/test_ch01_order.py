@@ -98,6 +98,26 @@ def test_query_weights_bars_have_the_given_heights():
     assert [t.get_text() for t in ax.get_xticklabels()] == list(figs.TICKET_WORDS)
 
 
+def test_encoding_vs_order_shows_the_weights_and_the_three_changes():
+    plain1, plain2 = figs.ticket_weights(0.0, 16)
+    enc1, enc2 = figs.ticket_weights(1.0, 16)
+    ticket = 4
+    fig = figs.plot_encoding_vs_order(plain1[ticket], plain2[ticket],
+                                      enc1[ticket], enc2[ticket])
+    weights_ax, changes_ax = fig.axes
+    heights = np.array([p.get_height() for p in weights_ax.patches]).reshape(4, 5)
+    assert np.allclose(heights, [plain1[ticket], plain2[ticket], enc1[ticket],
+                                 enc2[ticket]])
+    changes = np.array([p.get_height() for p in changes_ax.patches]).reshape(3, 5)
+    assert np.allclose(changes[0], 0)     # reordering without the encoding
+    assert np.allclose(changes[1], np.abs(enc1[ticket] - plain1[ticket]))
+    assert np.allclose(changes[2], np.abs(enc2[ticket] - enc1[ticket]))
+    assert changes[1].max() > 0.1 and changes[2].max() > 0.01
+    for ax in fig.axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == list(
+            figs.TICKET_WORDS)
+
+
 def test_interactive_spec():
     assert figs.INTERACTIVE == (figs.ATTENTION_WITH_POSITION,)
     spec = figs.ATTENTION_WITH_POSITION
