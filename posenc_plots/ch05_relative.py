@@ -91,7 +91,7 @@ def shift_matrix(k=3.0, d_model=16, base=10000.0, ax=None):
     fig, ax = _new_axes(ax, (5.2, 4.4))
     im = ax.imshow(M, cmap="RdBu_r", vmin=-1, vmax=1)
     fig.colorbar(im, ax=ax, shrink=0.85)
-    ax.set_title(f"$M_k$ for k = {k:g}, d_model = {d_model}")
+    ax.set_title(f"shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}")
     ax.set_xlabel("input dimension")
     ax.set_ylabel("output dimension")
     return fig
@@ -109,15 +109,15 @@ def dot_vs_distance(d_model=64, base=10000.0, max_distance=60,
     omega = pc.frequencies(d_model, base=base)
     fig, ax = _new_axes(ax, (7.0, 3.8))
     ax.plot(delta, np.cos(np.outer(delta, omega)).sum(axis=1), color="0.3",
-            lw=1.2, label=r"$\sum_i \cos(\Delta\,\omega_i)$")
+            lw=1.2, label=r"$\sum_i \cos(r\,\omega_i)$")
     for p, marker in zip(anchors, itertools.cycle("os^Dv")):
         P = pc.sinusoidal_encoding(p + delta, d_model, base=base)
         ref = pc.sinusoidal_encoding([p], d_model, base=base)[0]
         ax.plot(delta, P @ ref, marker, ms=3.5, mfc="none", ls="none",
-                label=f"p = {p}")
+                label=f"m = {p}")
     ax.axhline(0, color="0.8", lw=0.8, zorder=0)
-    ax.set_xlabel(r"distance $\Delta = q - p$")
-    ax.set_ylabel(r"$PE(p)\cdot PE(q)$")
+    ax.set_xlabel("relative position r = ℓ − m (key − query)")
+    ax.set_ylabel("PE(m) · PE(ℓ)")
     ax.set_title(f"d_model = {d_model}, base = {base:g}")
     ax.legend(fontsize=8, loc="upper right")
     return fig
@@ -147,8 +147,8 @@ def projected_scores(d_model=64, k=5, n=48, seed=0):
         im = ax.imshow(S, cmap="viridis")
         fig.colorbar(im, ax=ax, shrink=0.8)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("key position q")
-    axes[0].set_ylabel("query position p")
+        ax.set_xlabel("key position ℓ")
+    axes[0].set_ylabel("query position m")
     return fig
 
 
@@ -167,10 +167,10 @@ def shaw_index(n=9, max_distance=3, ax=None):
                 dark = abs(R[i, j]) > 0.6 * lim
                 ax.text(j, i, str(R[i, j]), ha="center", va="center",
                         fontsize=8, color="white" if dark else "black")
-    ax.set_title(f"clip(j - i, -k, k), k = {max_distance}: "
+    ax.set_title(f"clip(ℓ − m, ±r_max), r_max = {max_distance}: "
                  f"{2 * max_distance + 1} table rows")
-    ax.set_xlabel("key position j")
-    ax.set_ylabel("query position i")
+    ax.set_xlabel("key position ℓ")
+    ax.set_ylabel("query position m")
     return fig
 
 
@@ -179,10 +179,10 @@ def memory_cost(d_model=512, max_distance=16, ax=None):
     max_len = np.unique(np.geomspace(16, 100_000, 60).astype(np.int64))
     fig, ax = _new_axes(ax, (6.4, 4.0))
     rows = (
-        (max_len**2 * d_model, "max_len × max_len × d (source 003)"),
+        (max_len**2 * d_model, "max_len × max_len × d (the blog's table)"),
         ((2 * max_len - 1) * d_model, "(2 max_len − 1) × d"),
         (np.full(max_len.shape, (2 * max_distance + 1) * d_model),
-         f"(2k + 1) × d, k = {max_distance}"),
+         f"(2 r_max + 1) × d, r_max = {max_distance}"),
     )
     for count, label in rows:
         ax.loglog(max_len, 4.0 * count, label=label)
@@ -199,8 +199,8 @@ def memory_cost(d_model=512, max_distance=16, ax=None):
 
 
 def heatmaps(maps, titles, *, labels=None, vmin=None, vmax=None,
-             cmap="viridis", xlabel="key position j",
-             ylabel="query position i"):
+             cmap="viridis", xlabel="key position ℓ",
+             ylabel="query position m"):
     """A row of heatmaps (attention weights, biases) with shared styling."""
     count = len(maps)
     fig, axes = plt.subplots(1, count, figsize=(3.9 * count, 3.9),
@@ -239,7 +239,7 @@ def t5_buckets(num_buckets=32, max_distance=128):
         kind = "bidirectional (encoder)" if bidirectional else "causal (decoder)"
         ax.set_title(f"{kind}: {num_buckets} buckets, "
                      f"max_distance = {max_distance}", fontsize=10)
-        ax.set_xlabel("relative position j − i (key − query)")
+        ax.set_xlabel("relative position r = ℓ − m (key − query)")
     axes[0].set_ylabel("bucket")
     return fig
 
@@ -255,8 +255,8 @@ def alibi_slopes(head_counts=(8, 6, 12), ax=None):
         ax.plot(np.arange(1, n_heads + 1), -np.log2(m), marker=marker,
                 ls=":", lw=0.8, label=f"{n_heads} heads")
     ax.set_xlabel("head h")
-    ax.set_ylabel(r"$-\log_2 m_h$")
-    ax.set_title("slope $m_h = 2^{-y}$ of each head")
+    ax.set_ylabel(r"$-\log_2 a_h$")
+    ax.set_title("slope $a_h = 2^{-y}$ of each head")
     ax.legend(fontsize=8)
     return fig
 
@@ -269,9 +269,11 @@ def alibi_biases(n_heads=8, n=12, ax=None):
     im = ax.imshow(_mosaic(B), cmap="magma")
     fig.colorbar(im, ax=ax, shrink=0.8, label="bias")
     _label_tiles(ax, n, n_heads,
-                 [f"$m = 2^{{{np.log2(m):g}}}$" for m in slopes])
-    ax.set_title(f"ALiBi bias, n = {n}: rows are queries i, columns keys j",
+                 [f"$a = 2^{{{np.log2(m):g}}}$" for m in slopes])
+    ax.set_title(f"ALiBi bias, n = {n}: one tile per head",
                  fontsize=10, pad=14)
+    ax.set_xlabel("key position ℓ (columns of each tile)")
+    ax.set_ylabel("query position m")
     return fig
 
 
@@ -296,27 +298,29 @@ def alibi_attention(n_heads=8, n=16, content=0.0, seed=0, ax=None):
     _label_tiles(ax, n, n_heads, [f"head {h + 1}" for h in range(n_heads)])
     ax.set_title(f"causal attention with ALiBi, content = {content:g}",
                  fontsize=10, pad=14)
+    ax.set_xlabel("key position ℓ (columns of each tile)")
+    ax.set_ylabel("query position m")
     return fig
 
 
 SHIFT_MATRIX = Interactive(
     name="ch05_shift_matrix", plot=shift_matrix,
-    sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift k"),
+    sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift Δ"),
              Slider("d_model", 2, 64, 2, 16, label="d_model"),
              Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
     caption="The shift matrix is block-diagonal: one 2x2 rotation by "
-            "k times omega_i per sin/cos pair.")
+            "Delta times omega_i per sin/cos pair.")
 
 DOT_VS_DISTANCE = Interactive(
     name="ch05_dot_vs_distance", plot=dot_vs_distance,
     sliders=(Slider("d_model", 2, 256, 2, 64, label="d_model"),
              Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
-    caption="PE(p)·PE(q) depends on q - p only and is symmetric.")
+    caption="PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.")
 
 PROJECTED_SCORES = Interactive(
     name="ch05_projected_scores", plot=projected_scores,
     sliders=(Slider("d_model", 2, 128, 2, 64, label="d_model"),
-             Slider("k", 0, 16, 1, 5, label="shift k"),
+             Slider("k", 0, 16, 1, 5, label="shift Δ"),
              Slider("seed", 0, 9, 1, 0, label="seed")),
     caption="Position-only scores: raw, with random projections, and "
             "with a shift head.")
@@ -324,16 +328,16 @@ PROJECTED_SCORES = Interactive(
 SHAW_INDEX = Interactive(
     name="ch05_shaw_index", plot=shaw_index,
     sliders=(Slider("n", 2, 16, 1, 9, label="length n"),
-             Slider("max_distance", 0, 15, 1, 3, label="clip k")),
-    caption="Which row of the (2k+1)-row table each query-key pair "
+             Slider("max_distance", 0, 15, 1, 3, label="clip r_max")),
+    caption="Which row of the (2 r_max + 1)-row table each query-key pair "
             "uses.")
 
 MEMORY = Interactive(
     name="ch05_memory", plot=memory_cost,
     sliders=(Slider("d_model", 64, 4096, 64, 512, label="d"),
-             Slider("max_distance", 1, 256, 1, 16, label="clip k")),
+             Slider("max_distance", 1, 256, 1, 16, label="clip r_max")),
     caption="Memory of a full max_len x max_len x d table against the "
-            "(2 max_len - 1) x d and (2k + 1) x d tables.")
+            "(2 max_len - 1) x d and (2 r_max + 1) x d tables.")
 
 T5_BUCKETS = Interactive(
     name="ch05_t5_buckets", plot=t5_buckets,

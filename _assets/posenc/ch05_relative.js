@@ -39,7 +39,7 @@
       var ax = fig.subplots(1, 1);
       var im = ax.imshow(M, { cmap: "RdBu_r", vmin: -1, vmax: 1 });
       fig.colorbar(im, ax);
-      ax.set_title("$M_k$ for k = " + fmt(p.k, "g") + ", d_model = " + p.d_model);
+      ax.set_title("shift matrix for $\\Delta$ = " + fmt(p.k, "g") + ", d_model = " + p.d_model);
       ax.set_xlabel("input dimension");
       ax.set_ylabel("output dimension");
     }
@@ -56,17 +56,17 @@
         var s = 0;
         for (var i = 0; i < omega.length; i++) s += Math.cos(t * omega[i]);
         return s;
-      }), { color: "0.3", lw: 1.2, label: "$\\sum_i \\cos(\\Delta\\,\\omega_i)$" });
+      }), { color: "0.3", lw: 1.2, label: "$\\sum_i \\cos(r\\,\\omega_i)$" });
       [[60, "o"], [500, "s"], [3000, "^"]].forEach(function (am) {
         var anchor = am[0];
         var P = core.sinusoidal_encoding(delta.map(function (t) { return anchor + t; }), d, { base: base });
         var ref = core.sinusoidal_encoding([anchor], d, { base: base })[0];
         ax.plot(delta, P.map(function (row) { return np.dot(row, ref); }),
-                { marker: am[1], ms: 3.5, mfc: "none", ls: "none", label: "p = " + anchor });
+                { marker: am[1], ms: 3.5, mfc: "none", ls: "none", label: "m = " + anchor });
       });
       ax.axhline(0, { color: "0.8", lw: 0.8, zorder: 0 });
-      ax.set_xlabel("distance $\\Delta = q - p$");
-      ax.set_ylabel("$PE(p)\\cdot PE(q)$");
+      ax.set_xlabel("relative position r = \u2113 \u2212 m (key \u2212 query)");
+      ax.set_ylabel("PE(m) \u00b7 PE(\u2113)");
       ax.set_title("d_model = " + d + ", base = " + fmt(base, "g"));
       ax.legend({ fontsize: 8, loc: "upper right" });
     }
@@ -94,9 +94,9 @@
         var im = axes[i].imshow(panel[0], { cmap: "viridis" });
         fig.colorbar(im, axes[i]);
         axes[i].set_title(panel[1]);
-        axes[i].set_xlabel("key position q");
+        axes[i].set_xlabel("key position \u2113");
       });
-      axes[0].set_ylabel("query position p");
+      axes[0].set_ylabel("query position m");
     }
   });
 
@@ -117,9 +117,9 @@
           }
         }
       }
-      ax.set_title("clip(j - i, -k, k), k = " + k + ": " + (2 * k + 1) + " table rows");
-      ax.set_xlabel("key position j");
-      ax.set_ylabel("query position i");
+      ax.set_title("clip(\u2113 \u2212 m, \u00b1r_max), r_max = " + k + ": " + (2 * k + 1) + " table rows");
+      ax.set_xlabel("key position \u2113");
+      ax.set_ylabel("query position m");
     }
   });
 
@@ -140,9 +140,9 @@
       var d = p.d_model, k = p.max_distance, L = maxLengths();
       var ax = fig.subplots(1, 1);
       var rows = [
-        [L.map(function (m) { return m * m * d; }), "max_len \u00d7 max_len \u00d7 d (source 003)"],
+        [L.map(function (m) { return m * m * d; }), "max_len \u00d7 max_len \u00d7 d (the blog's table)"],
         [L.map(function (m) { return (2 * m - 1) * d; }), "(2 max_len \u2212 1) \u00d7 d"],
-        [L.map(function () { return (2 * k + 1) * d; }), "(2k + 1) \u00d7 d, k = " + k]
+        [L.map(function () { return (2 * k + 1) * d; }), "(2 r_max + 1) \u00d7 d, r_max = " + k]
       ];
       rows.forEach(function (row) {
         ax.loglog(L, row[0].map(function (c) { return 4.0 * c; }), { label: row[1] });
@@ -177,7 +177,7 @@
         });
         var kind = bidirectional ? "bidirectional (encoder)" : "causal (decoder)";
         ax.set_title(kind + ": " + nb + " buckets, max_distance = " + md);
-        ax.set_xlabel("relative position j \u2212 i (key \u2212 query)");
+        ax.set_xlabel("relative position r = \u2113 \u2212 m (key \u2212 query)");
       });
       axes[0].set_ylabel("bucket");
     }
@@ -192,9 +192,11 @@
       var im = ax.imshow(mosaic(B), { cmap: "magma" });
       fig.colorbar(im, ax, { label: "bias" });
       labelTiles(ax, n, h, slopes.map(function (m) {
-        return "$m = 2^{" + fmt(Math.log2(m), "g") + "}$";
+        return "$a = 2^{" + fmt(Math.log2(m), "g") + "}$";
       }));
-      ax.set_title("ALiBi bias, n = " + n + ": rows are queries i, columns keys j");
+      ax.set_title("ALiBi bias, n = " + n + ": one tile per head");
+      ax.set_xlabel("key position \u2113 (columns of each tile)");
+      ax.set_ylabel("query position m");
     }
   });
 
@@ -217,6 +219,8 @@
       fig.colorbar(im, ax, { label: "attention weight" });
       labelTiles(ax, n, h, np.arange(h).map(function (k) { return "head " + (k + 1); }));
       ax.set_title("causal attention with ALiBi, content = " + fmt(content, "g"));
+      ax.set_xlabel("key position \u2113 (columns of each tile)");
+      ax.set_ylabel("query position m");
     }
   });
 })(window.posenc);
