@@ -131,7 +131,7 @@ shape (n_words,)
     matplotlib.figure.Figure
     """
     if ax is None:
-        fig, ax = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True,
+        fig, ax = plt.subplots(1, 2, figsize=(11, 3.4),
                                constrained_layout=True)
     series = [np.asarray(w, dtype=float) for w in
               (plain_first, plain_second, encoded_first, encoded_second)]
