@@ -72,7 +72,7 @@ def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
     ax.plot([0, q[0]], [0, q[1]], color="C0", lw=2.5, marker="o",
             markevery=[1], gid="q_rotated", label=f"q rotated to m={m}")
     ax.plot([0, k[0]], [0, k[1]], color="C1", lw=2.5, marker="o",
-            markevery=[1], gid="k_rotated", label=f"k rotated to n={n}")
+            markevery=[1], gid="k_rotated", label=f"k rotated to \u2113={n}")
     ax.set_aspect("equal")
     ax.set_xlim(-1.25, 1.25)
     ax.set_ylim(-1.25, 1.25)
@@ -81,8 +81,8 @@ def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
     ax.set_xlabel("first dimension of the pair")
     ax.set_ylabel("second dimension of the pair")
     ax.set_title(
-        f"pair i={pair}, theta_i={theta:.3g} rad per position\n"
-        f"q.k = {q @ k:.3f}, depends on m-n={m - n} only", fontsize=10)
+        f"pair i={pair}, \u03c9_i={theta:.3g} rad per position\n"
+        f"q.k = {q @ k:.3f}, depends on \u2113-m={n - m} only", fontsize=10)
     ax.legend(loc="lower left", fontsize="small")
     return fig
 
@@ -106,12 +106,12 @@ def plot_score_matrices(*, q=None, k=None, n=32, head_dim=8, base=10000.0,
     K = pc.apply_rope(np.tile(k, (n, 1)), n, base=base)
     P = pc.sinusoidal_encoding(n, q.size, base=base)
     mats = (Q @ K.T, (q + P) @ (k + P).T)
-    titles = ("rotary: (R_m q).(R_n k)", "added: (q + P_m).(k + P_n)")
+    titles = ("rotary: (R_m q).(R_\u2113 k)", "added: (q + P_m).(k + P_\u2113)")
     for ax, S, title in zip(axes, mats, titles, strict=True):
         lim = np.abs(S).max()
         im = ax.imshow(S, cmap="RdBu_r", vmin=-lim, vmax=lim)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("key position n")
+        ax.set_xlabel("key position \u2113")
         ax.set_ylabel("query position m")
         fig.colorbar(im, ax=ax, shrink=0.8)
     return fig
@@ -132,7 +132,7 @@ def plot_decay_bound(*, head_dim=128, base=10000.0, max_distance=256,
     ax.axhline(B[0], color="0.5", ls="--", lw=0.8)
     ax.set_xlim(0, max_distance)
     ax.set_ylim(0, 1.05 * B[0])
-    ax.set_xlabel("relative distance m - n")
+    ax.set_xlabel("distance \u03b4 = |\u2113 - m|")
     ax.set_ylabel("relative upper bound")
     ax.set_title(
         f"head_dim={head_dim}, base={_fmt_base(base)}: bound {B[0]:.1f} at 0, "
@@ -251,11 +251,11 @@ ROTATING_PAIR = Interactive(
     plot=plot_rotating_pair,
     sliders=(
         Slider("m", 0, 40, 1, 3, label="query position m"),
-        Slider("n", 0, 40, 1, 1, label="key position n"),
+        Slider("n", 0, 40, 1, 1, label="key position \u2113"),
         Slider("pair", 0, 3, 1, 0, label="pair i (head_dim 8)"),
     ),
     caption="One pair of a query and a key, rotated by their positions; "
-            "their dot product depends on m - n only.",
+            "their dot product depends on \u2113 - m only.",
 )
 
 DECAY_BOUND = Interactive(

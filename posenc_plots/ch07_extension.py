@@ -159,14 +159,17 @@ def plot_wavelengths(*, factor=8, original_length=8192, head_dim=128,
     for turns in (32, 4, 1):
         for a in (ax1, ax2):
             a.axvline(L / turns, color="0.6", ls=":", lw=0.9)
+        # right of the 1-turn line, left of the others: "4 turns" and
+        # "1 turn" sit a factor 4 apart and would overlap if centred
         ax2.text(L / turns, 1.02, f"{turns} turn{'s' * (turns > 1)}",
-                 transform=ax2.get_xaxis_transform(), ha="center",
+                 transform=ax2.get_xaxis_transform(),
+                 ha="left" if turns == 1 else "right",
                  fontsize="small", color="0.35")
     ax2.set_xscale("log")
     ax2.set_yscale("log", base=2)
     ax2.set_ylim(0.9, 1.12 * s)
     ax2.set_xlabel(r"original wavelength $\lambda_i$ (positions)")
-    ax2.set_ylabel(r"stretch $\theta_i / \theta_i'$")
+    ax2.set_ylabel(r"stretch $\omega_i / \omega_i'$")
     ax2.legend(loc="lower right", fontsize="small")
     fig.suptitle(f"head dim {head_dim}, base {_fmt(base)}, "
                  f"L = {_fmt(L)}, s = {_fmt(s)}; dotted: 32, 4 and 1 turn "

@@ -30,7 +30,7 @@
       ax.plot([0, q[0]], [0, q[1]], { color: "C0", lw: 2.5, marker: "o", markevery: [1],
                                       gid: "q_rotated", label: "q rotated to m=" + m, ls: "-" });
       ax.plot([0, k[0]], [0, k[1]], { color: "C1", lw: 2.5, marker: "o", markevery: [1],
-                                      gid: "k_rotated", label: "k rotated to n=" + n, ls: "-" });
+                                      gid: "k_rotated", label: "k rotated to \u2113=" + n, ls: "-" });
       ax.set_aspect("equal");
       ax.set_xlim(-1.25, 1.25);
       ax.set_ylim(-1.25, 1.25);
@@ -38,8 +38,8 @@
       ax.axvline(0, { color: "0.7", lw: 0.5 });
       ax.set_xlabel("first dimension of the pair");
       ax.set_ylabel("second dimension of the pair");
-      ax.set_title("pair i=" + pair + ", theta_i=" + fmt(theta, ".3g") + " rad per position\n" +
-                   "q.k = " + fmt(np.dot(q, k), ".3f") + ", depends on m-n=" + (m - n) + " only");
+      ax.set_title("pair i=" + pair + ", \u03c9_i=" + fmt(theta, ".3g") + " rad per position\n" +
+                   "q.k = " + fmt(np.dot(q, k), ".3f") + ", depends on \u2113-m=" + (n - m) + " only");
       ax.legend({ loc: "lower left", fontsize: "small" });
     }
   });
@@ -54,7 +54,7 @@
       ax.axhline(B[0], { color: "0.5", ls: "--", lw: 0.8 });
       ax.set_xlim(0, md);
       ax.set_ylim(0, 1.05 * B[0]);
-      ax.set_xlabel("relative distance m - n");
+      ax.set_xlabel("distance \u03b4 = |\u2113 - m|");
       ax.set_ylabel("relative upper bound");
       ax.set_title("head_dim=" + headDim + ", base=" + fmtBase(base) + ": bound " +
                    fmt(B[0], ".1f") + " at 0, " + fmt(B[md], ".2f") + " at " + md);

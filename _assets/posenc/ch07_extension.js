@@ -80,13 +80,14 @@
           a.axvline(L / turns, { color: "0.6", ls: ":", lw: 0.9 });
         });
         ax2.text(L / turns, 1.02, turns + " turn" + (turns > 1 ? "s" : ""),
-                 { transform: "xaxis", ha: "center", fontsize: 9, color: "0.35" });
+                 { transform: "xaxis", ha: turns === 1 ? "left" : "right",
+                   fontsize: 9, color: "0.35" });
       });
       ax2.set_xscale("log");
       ax2.set_yscale("log", { base: 2 });
       ax2.set_ylim(0.9, 1.12 * s);
       ax2.set_xlabel("original wavelength $\\lambda_i$ (positions)");
-      ax2.set_ylabel("stretch $\\theta_i / \\theta_i'$");
+      ax2.set_ylabel("stretch $\\omega_i / \\omega_i'$");
       ax2.legend({ loc: "lower right", fontsize: "small" });
       fig.suptitle("head dim " + HEAD_DIM + ", base " + fmtNum(BASE) + ", L = " + fmtNum(L) +
                    ", s = " + fmtNum(s) + "; dotted: 32, 4 and 1 turn over L");
