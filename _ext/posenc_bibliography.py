@@ -1,0 +1,119 @@
+r"""The book's citation and bibliography styles, for sphinxcontrib-bibtex.
+
+A Sphinx extension, registered in ``_config.yml`` under
+``sphinx.local_extensions``; ``_config.yml`` selects its two styles with
+``bibtex_reference_style: author_year_round`` and
+``bibtex_default_style: posenc``.
+
+* **Citations** (``author_year_round``): sphinxcontrib-bibtex's
+  author-year style with round brackets, upright "et al." and "; " between
+  works: {cite:p}`vaswani2017attention` gives "(Vaswani et al., 2017)",
+  {cite:t}`press2022train` gives "Press et al. (2022)".
+* **The References page** (``posenc``): pybtex's ``plain`` style, except
+  that titles are printed as written in ``references.bib``. ``plain``
+  lowercases every title but its first letter, which turns
+  "Transformer中的Positional Encoding" into "Transformer中的positional
+  encoding" and "RoPE" into "rope". Entries are sorted by author, year and
+  title, with braces and case ignored, so that ``{bloc97}`` sorts under B.
+  ``\texttt{name}`` (a function or file name in a note) prints as the name:
+  pybtex knows no ``\texttt`` and would print it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pybtex.plugin
+from pybtex.database import Entry
+from pybtex.style.formatting.plain import Style as PlainStyle
+from pybtex.style.sorting.author_year_title import SortingStyle
+from pybtex.style.template import field as bib_field
+from pybtex.style.template import sentence
+
+FORMATTING_STYLE = "posenc"
+SORTING_STYLE = "posenc_author_year_title"
+REFERENCE_STYLE = "author_year_round"
+
+_TEXTTT = re.compile(r"\\texttt\{([^{}]*)\}")
+
+
+class BookSortingStyle(SortingStyle):
+    """Author, year, title; braces and case ignored."""
+
+    def person_key(self, person):
+        return super().person_key(person).replace("{", "").replace("}", "")
+
+    def sorting_key(self, entry):
+        return tuple(str(part).replace("{", "").replace("}", "").casefold()
+                     for part in super().sorting_key(entry))
+
+
+class BookStyle(PlainStyle):
+    """pybtex's ``plain``, with titles as written in references.bib."""
+
+    default_sorting_style = SORTING_STYLE
+
+    def format_title(self, e, which_field, as_sentence=True):
+        title = bib_field(which_field)
+        return sentence[title] if as_sentence else title
+
+    def format_entry(self, label, entry, bib_data=None):
+        if any("\\texttt" in value for value in entry.fields.values()):
+            plain = Entry(entry.type, persons=entry.persons, fields={
+                name: _TEXTTT.sub(r"\1", value)
+                for name, value in entry.fields.items()})
+            plain.key = entry.key
+            entry = plain
+        return super().format_entry(label, entry, bib_data=bib_data)
+
+
+def _round():
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle
+
+    return BracketStyle(left="(", right=")", sep="; ", sep2="; ",
+                        last_sep="; ")
+
+
+def _person():
+    from sphinxcontrib.bibtex.style.referencing import PersonStyle
+
+    return PersonStyle(other=" et al.")
+
+
+def reference_style():
+    """The author-year reference style with round brackets (a class)."""
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
+    from sphinxcontrib.bibtex.style.referencing.author_year import (
+        AuthorYearReferenceStyle,
+    )
+
+    @dataclass
+    class RoundAuthorYearReferenceStyle(AuthorYearReferenceStyle):
+        bracket_parenthetical: BracketStyle = field(default_factory=_round)
+        bracket_textual: BracketStyle = field(default_factory=_round)
+        bracket_author: BracketStyle = field(default_factory=_round)
+        bracket_label: BracketStyle = field(default_factory=_round)
+        bracket_year: BracketStyle = field(default_factory=_round)
+        person: PersonStyle = field(default_factory=_person)
+
+    return RoundAuthorYearReferenceStyle
+
+
+def register():
+    """Make the styles known to pybtex and sphinxcontrib-bibtex."""
+    pybtex.plugin.register_plugin("pybtex.style.sorting", SORTING_STYLE,
+                                  BookSortingStyle, force=True)
+    pybtex.plugin.register_plugin("pybtex.style.formatting", FORMATTING_STYLE,
+                                  BookStyle, force=True)
+    import sphinxcontrib.bibtex.plugin
+
+    sphinxcontrib.bibtex.plugin.register_plugin(
+        "sphinxcontrib.bibtex.style.referencing", REFERENCE_STYLE,
+        reference_style(), force=True)
+
+
+def setup(app):
+    register()
+    return {"version": "1.0", "parallel_read_safe": True,
+            "parallel_write_safe": True}
