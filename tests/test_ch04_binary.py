@@ -21,6 +21,16 @@ def test_heatmaps_are_the_bits_and_the_encoding():
     np.testing.assert_array_equal(bits[:, 0], np.arange(32) % 2)
 
 
+def test_heatmap_of_a_counter_that_rolls_over():
+    """More positions than 2**n_bits: the bits repeat (chapter 4's figure)."""
+    fig = figs.plot_counter_and_encoding(n_positions=40, n_bits=3, d_model=8)
+    bits = fig.axes[0].get_images()[0].get_array()
+    assert bits.shape == (40, 3)
+    pos = np.arange(40)
+    np.testing.assert_array_equal(bits, (pos[:, None] >> np.arange(3)) & 1)
+    np.testing.assert_array_equal(bits[8:], bits[:-8])
+
+
 def test_bit_waves_follow_the_sign_of_the_sines():
     n_bits, n = 3, 20
     fig = figs.plot_bit_waves(n_positions=n, n_bits=n_bits)
