@@ -141,14 +141,15 @@ def plot_distance_matrix(*, n_positions=128, d_model=512, base=10000.0,
 
 def plot_distance_profile(*, d_model=512, base=10000.0, n_positions=1000,
                           ax=None):
-    r"""Distance of every position ``k`` from position 0.
+    r"""Distance of every position :math:`\Delta` from position 0.
 
-    The line's y-data is :math:`\lVert PE(k) - PE(0)\rVert` for
-    ``k = 0 .. n_positions-1``, from ``posenc_core.sinusoidal_encoding``.
-    Because the distance depends only on the offset, this curve is also the
-    distance between any two positions ``k`` apart. A dashed line marks the
-    distance to the neighbour (``k = 1``) and a red dot the nearest position
-    ``k >= 1``.
+    The line's y-data is :math:`\lVert PE(\Delta) - PE(0)\rVert` for
+    :math:`\Delta = 0, \dots,` ``n_positions-1``, from
+    ``posenc_core.sinusoidal_encoding``. Because the distance depends only on
+    the shift, this curve is also the distance between any two positions
+    :math:`\Delta` apart. A dashed line marks the distance to the neighbour
+    (:math:`\Delta = 1`) and a red dot the nearest position
+    :math:`\Delta \ge 1`.
     """
     fig, ax = _axes(ax, (8, 3.2))
     P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
@@ -160,10 +161,10 @@ def plot_distance_profile(*, d_model=512, base=10000.0, n_positions=1000,
                    label=f"neighbour distance {dist[1]:.3f}")
         nearest = 1 + int(np.argmin(dist[1:]))
         ax.plot([nearest], [dist[nearest]], "o", color="C3",
-                label=f"nearest: k={nearest}, distance {dist[nearest]:.3f}")
+                label=f"nearest: Δ={nearest}, distance {dist[nearest]:.3f}")
         ax.legend(loc="lower right", fontsize="small")
-    ax.set_xlabel("offset k")
-    ax.set_ylabel(r"$\Vert PE(k) - PE(0) \Vert$")
+    ax.set_xlabel(r"shift $\Delta$")
+    ax.set_ylabel(r"$\Vert PE(\Delta) - PE(0) \Vert$")
     ax.set_ylim(bottom=0)
     ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
     return fig
@@ -188,7 +189,7 @@ DISTANCE = Interactive(
         Slider("d_model", 2, 512, 2, 64, label="d_model"),
         Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
     ),
-    caption="Distance between two positions k apart, for offsets up to "
+    caption="Distance between two positions Δ apart, for shifts up to "
             "1,000.",
 )
 

@@ -57,10 +57,10 @@
       var nearest = 1;
       for (var k = 2; k < n; k++) if (dist[k] < dist[nearest]) nearest = k;
       ax.plot([nearest], [dist[nearest]], { marker: "o", color: "C3",
-        label: "nearest: k=" + nearest + ", distance " + fmt(dist[nearest], ".3f") });
+        label: "nearest: \u0394=" + nearest + ", distance " + fmt(dist[nearest], ".3f") });
       ax.legend({ loc: "lower right", fontsize: "small" });
-      ax.set_xlabel("offset k");
-      ax.set_ylabel("$\\Vert PE(k) - PE(0) \\Vert$");
+      ax.set_xlabel("shift $\\Delta$");
+      ax.set_ylabel("$\\Vert PE(\\Delta) - PE(0) \\Vert$");
       ax.set_ylim(0, null);
       ax.set_title("d_model=" + d + ", base=" + fmtBase(base));
     }
