@@ -1,7 +1,7 @@
 """Live in-page figures and an offline HTML book, for Jupyter Book 1.
 
 A Sphinx extension, registered in ``_config.yml`` under
-``sphinx.local_extensions``. It does four things:
+``sphinx.local_extensions``. It does five things:
 
 1. **Live figures.** A notebook code cell whose metadata has
    ``"posenc_widget": "<module>:<name>"`` (e.g. ``"ch02_formula:explore_encoding"``)
@@ -32,6 +32,15 @@ A Sphinx extension, registered in ``_config.yml`` under
    itself: ``_static/posenc/data/normals-<seed>.js`` holds
    ``np.random.default_rng(seed).standard_normal(NORMAL_COUNT)``, loaded on
    demand.
+5. **Accessibility** (checked with axe-core by ``tests/test_browser.py``).
+   Every page loads ``_assets/posenc/book.css`` (darker links on the
+   exercise boxes' tint, the References page without numeric labels). Two
+   of the theme's buttons are rendered from ``_ext/templates/``: the search
+   field without an ``aria-label`` that hid its visible shortcut text, and
+   the colour-mode switch with its icons hidden from screen readers (their
+   titles contradicted the button's name). The References list's entries
+   get ``role="listitem"`` (docutils writes ``doc-biblioentry``, which
+   ARIA 1.3 deprecates and which a ``role="list"`` may not contain).
 
 Nothing here is fetched at view time from anywhere but the book itself.
 """
@@ -268,6 +277,9 @@ def page_assets(app, pagename, templatename, context, doctree):
     css = context.get("css_files")
     if css is not None:
         css[:] = [c for c in css if "sphinx-thebe" not in c.filename]
+    if context.get("body"):
+        context["body"] = context["body"].replace(
+            'role="doc-biblioentry"', 'role="listitem"')
     modules = _env_pages(app.env).get(pagename)
     if not modules:
         return
@@ -326,6 +338,13 @@ def write_normals(folder):
             encoding="utf-8")
 
 
+def templates(app, config):
+    """Our templates (``_ext/templates``) before the theme's components."""
+    here = str(Path(__file__).resolve().parent / "templates")
+    config.templates_path = [here] + [
+        p for p in config.templates_path if p != here]
+
+
 def theme_mode(app, config):
     """Give pydata-sphinx-theme a colour mode.
 
@@ -341,6 +360,8 @@ def theme_mode(app, config):
 def setup(app):
     app.add_config_value("posenc_assets", "_assets/posenc", "html")
     app.connect("config-inited", theme_mode)
+    app.connect("config-inited", templates)
+    app.add_css_file(f"{ASSET_DIR}/book.css")
     app.add_config_value("posenc_mathjax", "node_modules/mathjax/es5", "html")
     app.connect("builder-inited", check_assets)
     app.connect("doctree-read", add_widgets)

@@ -23,6 +23,13 @@ What is checked, page by page:
   grid of parameters, run in the browser.
 * **The tests bite** (``test_a_wrong_formula_is_caught``): with a wrong
   formula patched into the page, the figure comparison fails.
+* **Accessible** (``test_page_is_accessible``): axe-core (pinned in
+  ``package.json``) finds no serious or critical violation on any page,
+  and every ``<img>`` has alt text that is neither empty nor a file name
+  (``test_images_have_alt_text``).
+* **Citations** (``test_citations_link_to_references``): every citation
+  reads "(Vaswani et al., 2017)" or "Press et al. (2022)" and links to its
+  entry on the References page.
 * **Coverage** (``test_every_interactive_has_a_live_figure``): every
   ``Interactive`` of every ``posenc_plots`` module is a live figure on a
   page of the book, and every slider cell carries its metadata and the
@@ -31,9 +38,11 @@ What is checked, page by page:
 The book: the ``book_html`` fixture of ``tests/conftest.py``.
 
 The browser: Debian's ``chromium`` (``$POSENC_CHROMIUM`` to use another
-binary), never a downloaded one. Without it (or without Playwright) these
-tests fail when ``$CI`` or ``$POSENC_REQUIRE_BROWSER`` is set, which
-scripts/test.sh does, and are skipped otherwise.
+binary), never a downloaded one. Without it (or without Playwright, or
+axe-core in ``node_modules``) these tests fail when ``$CI`` or
+``$POSENC_REQUIRE_BROWSER`` is set, which scripts/test.sh does; otherwise
+they are skipped with a warning in pytest's summary that names what is
+missing (``test_a_missing_browser_is_reported``).
 """
 
 import functools
@@ -42,9 +51,11 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -63,6 +74,7 @@ import posenc_widgets  # noqa: E402
 TOC = Path(os.environ.get("POSENC_TOC", ROOT / "_toc.yml"))
 ARTIFACTS = Path(os.environ.get("POSENC_ARTIFACTS", ROOT / "test-artifacts"))
 REQUIRE = bool(os.environ.get("CI") or os.environ.get("POSENC_REQUIRE_BROWSER"))
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking",
@@ -109,6 +121,21 @@ def notebook_widgets(name):
     return found
 
 
+def source_has_math(name):
+    """Whether the source of a book page holds $...$ math (prose only)."""
+    path = ROOT / f"{name}.md"
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+    elif (path := ROOT / f"{name}.ipynb").is_file():
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells
+                         if c["cell_type"] == "markdown")
+    else:
+        return False
+    text = re.sub(r"```.*?```|`[^`\n]*`", "", text, flags=re.S)
+    return bool(re.search(r"\$[^$\s][^$\n]*\$", text))
+
+
 PAGES = ["index.html"] + [f"{name}.html" for name in toc_files()] + [
     "genindex.html", "search.html"]
 WIDGETS = [(f"{name}.html", key) for name in toc_files()
@@ -117,8 +144,15 @@ INTERACTIVE = {f"{module}:{fig.name}": fig for module, fig in all_interactive()}
 
 
 def require(reason):
+    """Fail (in CI and scripts/test.sh) or skip loudly: a missing browser."""
     if REQUIRE:
         pytest.fail(reason)
+    warnings.warn(
+        f"browser tests skipped: {reason}. They are the only check that the "
+        "live figures' sliders reach their figures, and of the HTML pages "
+        "(offline, MathJax, accessibility). Set POSENC_REQUIRE_BROWSER=1 to "
+        "make this a failure (scripts/test.sh does).", UserWarning,
+        stacklevel=2)
     pytest.skip(reason)
 
 
@@ -145,7 +179,10 @@ def browser():
     except ImportError:
         require("Playwright is not installed (pip install -r "
                 "requirements-test.txt)")
-    exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
+    exe = os.environ.get("POSENC_CHROMIUM")
+    if exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        require(f"POSENC_CHROMIUM={exe} is not an executable file")
+    exe = exe or shutil.which("chromium")
     if not exe:
         require("no chromium: apt-get install chromium (scripts/test.sh "
                 "does)")
@@ -226,6 +263,8 @@ def test_page_is_clean(browser, server, book_html, name, scheme):
         # math: typeset by the local MathJax, no TeX errors
         n_math = page.eval_on_selector_all(
             ".math, span.math, div.math", "els => els.length")
+        if source_has_math(name.removesuffix(".html")):
+            assert n_math, f"{name}: its source has $...$ math, the page none"
         if n_math:
             assert page.evaluate("() => !!window.MathJax && "
                                  "!!MathJax.startup && !!MathJax.version")
@@ -251,6 +290,145 @@ def test_page_is_clean(browser, server, book_html, name, scheme):
                             full_page=True)
     finally:
         visit.close()
+
+
+# ------------------------------------------------------- accessibility
+
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ['violations']});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    targets: v.nodes.map(n => n.target.join(' ')),
+    summary: v.nodes.length ? v.nodes[0].failureSummary : ''}));
+}"""
+
+
+def axe_violations(page):
+    """axe-core's violations on an open page (axe injected once)."""
+    if not AXE.is_file():
+        require(f"axe-core is not installed ({AXE} is missing): run npm ci")
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_is_accessible(pages, name):
+    """axe-core: no serious or critical violation (WCAG A/AA and more)."""
+    found = axe_violations(pages(name).page)
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    report = "\n".join(
+        f"{v['impact']} {v['id']} ({v['help']}): {len(v['targets'])} "
+        f"element(s): {v['targets'][:8]}\n    {v['summary']}" for v in bad)
+    assert not bad, f"{name}: axe-core found\n{report}"
+
+
+#: alt text that is a file (what myst-nb writes when a cell gives none)
+FILE_ALT = re.compile(r"\.(png|jpe?g|gif|svg|webp)\b|_images/|^[\w./-]+$",
+                      re.IGNORECASE)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_images_have_alt_text(pages, name):
+    """Every image says what it shows: set the figure cell's metadata
+    ``"mystnb": {"image": {"alt": "..."}}``; myst-nb's default alt text is
+    the image's file path, which a screen reader reads out."""
+    images = pages(name).page.eval_on_selector_all(
+        "img", """els => els.filter(e => e.getAttribute('aria-hidden') !==
+          'true' && !['presentation', 'none'].includes(e.getAttribute('role')))
+          .map(e => [e.getAttribute('src'), e.getAttribute('alt')])""")
+    bad = [f"{src}: alt {alt!r}" for src, alt in images
+           if not (alt or "").strip() or FILE_ALT.search(alt.strip())]
+    assert not bad, (f"{name}: {len(bad)} of {len(images)} images have an "
+                     "empty alt text or a file name:\n" + "\n".join(bad))
+
+
+def test_alt_text_check_bites():
+    """The alt-text rule refuses file names and accepts descriptions."""
+    for alt in ("", " ", "_images/ab12.png", "ab12.png", "../_images/x.svg",
+                "fig-ch02-heatmap"):
+        assert not alt.strip() or FILE_ALT.search(alt.strip()), alt
+    for alt in ("Heatmap of the 100 by 128 encoding matrix: fast columns on "
+                "the left, slow on the right.", "Wavelength of each sin/cos "
+                "pair, on a log scale"):
+        assert not FILE_ALT.search(alt), alt
+
+
+# ------------------------------------------------------------ citations
+
+CITATIONS = """() => [...document.querySelectorAll('.bibtex-citation')].map(
+  s => [s.textContent.replace(/\\s+/g, ' ').trim(),
+        [...s.querySelectorAll('a')].map(a => a.getAttribute('href'))])"""
+ENTRY_IDS = """() => [...document.querySelectorAll(
+  '.citation-list .citation[id]')].map(e => e.id)"""
+
+
+@pytest.fixture(scope="module")
+def reference_ids(pages):
+    """The ids of the References page's entries."""
+    ids = set(pages("references.html").page.evaluate(ENTRY_IDS))
+    assert ids, "the References page lists no entry"
+    return ids
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p != "references.html"])
+def test_citations_link_to_references(pages, reference_ids, name):
+    """(Author, year) or Author (year), linked to the References page."""
+    year = r"(\d{4}[a-z]?|n\.d\.)"
+    cite_p = re.compile(rf"^\([^()\[\]]+, {year}(; [^()\[\]]+, {year})*\)")
+    cite_t = re.compile(rf"^[^()\[\]]+ \({year}\)")
+    bad = []
+    for text, hrefs in pages(name).page.evaluate(CITATIONS):
+        if not (cite_p.match(text) or cite_t.match(text)):
+            bad.append(f"{text!r} is not (Author, year) or Author (year)")
+        for href in hrefs:
+            page, _, anchor = (href or "").partition("#")
+            if Path(page).name != "references.html" or anchor not in (
+                    reference_ids):
+                bad.append(f"{text!r} links to {href!r}, not an entry of "
+                           "references.html")
+        if not hrefs:
+            bad.append(f"{text!r} links nowhere")
+    assert not bad, "\n".join(bad)
+
+
+def test_a_citation_reads_author_year(pages):
+    """{cite:p}`vaswani2017attention` renders as (Vaswani et al., 2017)."""
+    texts = [text for name in PAGES if name != "references.html"
+             for text, _ in pages(name).page.evaluate(CITATIONS)]
+    assert "(Vaswani et al., 2017)" in texts, sorted(set(texts))[:20]
+
+
+# ------------------------------------------------------- missing browser
+
+
+def test_a_missing_browser_is_reported(tmp_path):
+    """Without Chromium: a skip with a warning in the summary, or (with
+    POSENC_REQUIRE_BROWSER) a failure."""
+    (tmp_path / "index.html").write_text("not used", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CI", "POSENC_REQUIRE_BROWSER", "PYTEST_ADDOPTS",
+                        "PYTEST_XDIST_WORKER")}
+    env.update(POSENC_CHROMIUM=str(tmp_path / "no-chromium"),
+               POSENC_BOOK_HTML=str(tmp_path))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+           "-p", "no:randomly", str(Path(__file__)),
+           "-k", "test_page_is_clean and intro and http"]
+    quiet = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=300)
+    out = quiet.stdout + quiet.stderr
+    assert quiet.returncode == 0, out[-3000:]
+    assert "1 skipped" in out and "warnings summary" in out, out[-3000:]
+    assert "browser tests skipped" in out and "no-chromium" in out, out[-3000:]
+    assert "sliders reach their figures" in out, out[-3000:]
+    env["POSENC_REQUIRE_BROWSER"] = "1"
+    strict = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=300)
+    out = strict.stdout + strict.stderr
+    assert strict.returncode == 1, out[-3000:]
+    assert re.search(r"\b1 (failed|error)\b", out), out[-3000:]
+    assert "no-chromium is not an executable" in out, out[-3000:]
+    assert "browser tests skipped" not in out, out[-3000:]
 
 
 # --------------------------------------------------- figure records
