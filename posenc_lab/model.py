@@ -1,0 +1,266 @@
+r"""A small decoder-only Transformer whose position method is an argument.
+
+Written to be read next to the book: pre-LayerNorm blocks of causal
+multi-head attention and an MLP, and one place where position enters for
+each method. Every position table (sinusoidal rows, RoPE rotations, ALiBi
+biases, T5 buckets) is computed by :mod:`posenc_core` in float64 and only
+turned into a tensor here; the model re-implements no formula.
+
+``method``:
+
+``"none"``
+    No position information at all; the causal mask is the only source of
+    order (Kazemnejad et al. 2023; Haviv et al. 2022).
+``"sinusoidal"``
+    :func:`posenc_core.sinusoidal_encoding` added to the token embeddings
+    (Vaswani et al. 2017).
+``"learned"``
+    A learned table of ``max_len`` absolute position embeddings, added to
+    the token embeddings. Past its end the table has no row: with
+    ``beyond="error"`` (the default) a longer input raises ``ValueError``;
+    with ``beyond="clamp"`` every position ``pos >= max_len`` reuses the
+    last row, ``max_len - 1``.
+``"rope"``
+    Queries and keys of every head rotated by
+    :func:`posenc_core.apply_rope` (Su et al. 2021), ``layout``
+    ``"interleaved"`` or ``"half"``, with the frequencies of
+    :func:`posenc_core.rope_frequencies` and, after :meth:`set_rope_scaling`,
+    their rescalings for a longer context (Position Interpolation, NTK-aware,
+    YaRN with its attention temperature).
+``"alibi"``
+    :func:`posenc_core.alibi_bias` added to every head's scores
+    (Press et al. 2022).
+``"t5"``
+    A learned scalar per head and per bucket of
+    :func:`posenc_core.t5_relative_position_bucket` (causal buckets,
+    ``num_buckets``, ``max_distance``), added to the scores and shared by
+    all layers, as in T5 (Raffel et al. 2020).
+
+Shapes: ``B`` batch, ``n`` tokens, ``H`` heads, ``d_k`` head width.
+"""
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+import posenc_core as pc
+
+__all__ = ["METHODS", "LAYOUTS", "BEYOND", "TinyTransformer", "rope_rotations"]
+
+METHODS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
+LAYOUTS = ("interleaved", "half")
+BEYOND = ("error", "clamp")
+
+
+def rope_rotations(n, head_dim, *, base=10000.0, layout="interleaved",
+                   scaling=None):
+    r"""The RoPE rotation of every position, as matrices, from posenc_core.
+
+    Row ``j`` of ``M[pos]`` is :func:`posenc_core.apply_rope` of the unit
+    vector :math:`e_j` at position ``pos``; since the rotation is linear,
+    ``x @ M[pos]`` equals ``apply_rope(x, [pos])`` for every row vector
+    ``x``. Frequencies come from :func:`posenc_core.rope_frequencies`
+    (with ``scaling``, e.g. ``{"type": "linear", "factor": 4}``).
+
+    Returns
+    -------
+    M : ndarray of float64, shape (n, head_dim, head_dim)
+    """
+    theta = pc.rope_frequencies(head_dim, base=base, scaling=scaling)
+    eye = np.broadcast_to(np.eye(head_dim)[:, None, :],
+                          (head_dim, n, head_dim))
+    rows = pc.apply_rope(eye, n, layout=layout, frequencies=theta)
+    return rows.transpose(1, 0, 2)  # (pos, j, :) = rotated e_j
+
+
+class Attention(nn.Module):
+    """Causal multi-head self-attention with an optional score bias."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.n_heads, self.head_dim = n_heads, d_model // n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.out = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, *, rotations=None, bias=None, logit_scale=1.0):
+        B, n, _ = x.shape
+        q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
+        q, k, v = (t.view(B, n, self.n_heads, self.head_dim).transpose(1, 2)
+                   for t in (q, k, v))                     # (B, H, n, d_k)
+        if rotations is not None:                          # RoPE
+            q = torch.einsum("bhnd,nde->bhne", q, rotations)
+            k = torch.einsum("bhnd,nde->bhne", k, rotations)
+        S = q @ k.transpose(-2, -1) * (logit_scale / math.sqrt(self.head_dim))
+        if bias is not None:                               # ALiBi, T5
+            S = S + bias
+        causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
+        A = S.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+        y = (A @ v).transpose(1, 2).reshape(B, n, -1)
+        return self.out(y)
+
+
+class Block(nn.Module):
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.attn = Attention(d_model, n_heads)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(),
+                                 nn.Linear(4 * d_model, d_model))
+
+    def forward(self, x, **position):
+        x = x + self.attn(self.ln1(x), **position)
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyTransformer(nn.Module):
+    """A decoder-only character model: ``forward(idx) -> logits``.
+
+    Parameters
+    ----------
+    vocab_size : int
+    method : {"none", "sinusoidal", "learned", "rope", "alibi", "t5"}
+    d_model, n_layers, n_heads : int
+        Width, depth, heads; ``d_model`` divisible by ``n_heads``, and the
+        head width ``d_k = d_model / n_heads`` even for ``"rope"``.
+    max_len : int, optional
+        Rows of the ``"learned"`` table (required for that method).
+    beyond : {"error", "clamp"}
+        What ``"learned"`` does with positions ``>= max_len``.
+    base : float
+        Base :math:`b` of ``"sinusoidal"`` and ``"rope"``.
+    layout : {"interleaved", "half"}
+        RoPE's pairing of dimensions.
+    num_buckets, max_distance : int
+        T5's :math:`N_b` and :math:`r_{\\max}`.
+    """
+
+    def __init__(self, vocab_size, method, *, d_model=64, n_layers=2,
+                 n_heads=4, max_len=None, beyond="error", base=10000.0,
+                 layout="interleaved", num_buckets=32, max_distance=128):
+        super().__init__()
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        for name, value in (("vocab_size", vocab_size), ("d_model", d_model),
+                            ("n_layers", n_layers), ("n_heads", n_heads)):
+            if isinstance(value, bool) or not isinstance(value, int) \
+                    or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if d_model % n_heads:
+            raise ValueError(
+                f"d_model must be divisible by n_heads, got {d_model} and "
+                f"{n_heads}")
+        head_dim = d_model // n_heads
+        if method == "rope" and head_dim % 2:
+            raise ValueError(
+                f"n_heads must leave an even head width d_k = d_model / "
+                f"n_heads for rope, got d_model={d_model}, n_heads={n_heads} "
+                f"(d_k={head_dim})")
+        if method == "sinusoidal" and d_model % 2:
+            raise ValueError(f"d_model must be even for sinusoidal, got {d_model}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+        if beyond not in BEYOND:
+            raise ValueError(f"beyond must be one of {BEYOND}, got {beyond!r}")
+        if method == "learned" and (isinstance(max_len, bool)
+                                    or not isinstance(max_len, int)
+                                    or max_len < 1):
+            raise ValueError(
+                f"max_len must be an integer >= 1 for learned, got {max_len!r}")
+        if method == "t5":  # posenc_core checks num_buckets, max_distance
+            pc.t5_relative_position_bucket(0, bidirectional=False,
+                                           num_buckets=num_buckets,
+                                           max_distance=max_distance)
+        self.method, self.base, self.layout = method, float(base), layout
+        self.max_len, self.beyond = max_len, beyond
+        self.n_heads, self.head_dim = n_heads, head_dim
+        self.num_buckets, self.max_distance = num_buckets, max_distance
+        self.rope_scaling, self.logit_scale = None, 1.0
+        self.tok = nn.Embedding(vocab_size, d_model)
+        if method == "learned":
+            self.pos = nn.Embedding(max_len, d_model)
+        if method == "t5":
+            self.t5_bias = nn.Embedding(num_buckets, n_heads)
+            nn.init.zeros_(self.t5_bias.weight)  # unseen buckets add 0
+        self.blocks = nn.ModuleList(Block(d_model, n_heads)
+                                    for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+        self._tables = {}
+
+    # ---- position tables, from posenc_core, cached per length
+
+    def set_rope_scaling(self, scaling=None, *, temperature=False):
+        """Rescale RoPE's frequencies for a longer context, without training.
+
+        ``scaling`` is a dict of :func:`posenc_core.rope_frequencies`, e.g.
+        ``{"type": "linear", "factor": 4}`` (Position Interpolation),
+        ``{"type": "ntk", "factor": 4}`` or ``{"type": "yarn", "factor": 4,
+        "original_max_position_embeddings": 64}``; ``None`` restores the
+        trained frequencies. ``temperature=True`` multiplies every score by
+        ``posenc_core.yarn_attention_scale(factor) ** 2`` (YaRN's
+        :math:`1/t`; queries and keys are each scaled by the factor).
+        """
+        if self.method != "rope":
+            raise ValueError(
+                f"scaling applies only to method 'rope', not {self.method!r}")
+        if scaling is not None:
+            pc.rope_frequencies(self.head_dim, base=self.base, scaling=scaling)
+        self.rope_scaling = None if scaling is None else dict(scaling)
+        self.logit_scale = 1.0
+        if temperature:
+            if scaling is None:
+                raise ValueError("temperature needs a scaling with a factor")
+            self.logit_scale = pc.yarn_attention_scale(scaling["factor"]) ** 2
+        self._tables.clear()
+
+    def _table(self, name, n, device, make):
+        key = (name, n, str(device))
+        if key not in self._tables:
+            self._tables[key] = torch.as_tensor(
+                make(), dtype=torch.get_default_dtype()
+                if name != "bucket" else torch.long, device=device)
+        return self._tables[key]
+
+    def _positions(self, n, device):
+        """What the method adds to the embeddings and passes to attention."""
+        add, position = None, {"logit_scale": self.logit_scale}
+        if self.method == "sinusoidal":
+            add = self._table("sin", n, device, lambda: pc.sinusoidal_encoding(
+                n, self.tok.embedding_dim, base=self.base))
+        elif self.method == "learned":
+            if n > self.max_len and self.beyond == "error":
+                raise ValueError(
+                    f"beyond must be 'clamp' to run the learned table of "
+                    f"max_len={self.max_len} positions on {n} tokens (it "
+                    f"has no row past position {self.max_len - 1})")
+            pos = torch.arange(n, device=device).clamp(max=self.max_len - 1)
+            add = self.pos(pos)
+        elif self.method == "rope":
+            position["rotations"] = self._table(
+                "rope", n, device, lambda: rope_rotations(
+                    n, self.head_dim, base=self.base, layout=self.layout,
+                    scaling=self.rope_scaling))
+        elif self.method == "alibi":
+            position["bias"] = self._table(
+                "alibi", n, device, lambda: pc.alibi_bias(n, self.n_heads))
+        elif self.method == "t5":
+            bucket = self._table(
+                "bucket", n, device, lambda: pc.t5_relative_position_bucket(
+                    pc.relative_positions(n), bidirectional=False,
+                    num_buckets=self.num_buckets,
+                    max_distance=self.max_distance))
+            position["bias"] = self.t5_bias(bucket).permute(2, 0, 1)
+        return add, position
+
+    def forward(self, idx):
+        """Logits ``(B, n, vocab_size)`` for token ids ``idx`` ``(B, n)``."""
+        n = idx.shape[1]
+        add, position = self._positions(n, idx.device)
+        x = self.tok(idx)
+        if add is not None:
+            x = x + add
+        for block in self.blocks:
+            x = block(x, **position)
+        return self.head(self.ln_f(x))
