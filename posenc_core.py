@@ -141,12 +141,14 @@ def _float_array(name, value, what):
         or np.issubdtype(arr.dtype, np.floating)
     ):
         raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+    kind = "i" if np.issubdtype(arr.dtype, np.integer) else "f"
     if arr.size > MAX_ELEMENTS:  # e.g. a broadcast view: refuse the copy
         raise ValueError(
             f"{name} has {arr.size} elements; at most {MAX_ELEMENTS} are "
             "allowed")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
+    # float64 input is used as it is (not copied); integers are finite
+    arr = arr.astype(np.float64, copy=False)
+    if kind != "i" and not np.isfinite(arr).all():
         raise ValueError(f"{name} must be {what}, with finite values only")
     return arr
 
@@ -297,12 +299,12 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
     omega = frequencies(d_model, base=base)
     angle = pos[:, None] * omega[None, :]
     P = np.empty((pos.size, d_model))
-    if layout == "interleaved":
-        P[:, 0::2] = np.sin(angle)
-        P[:, 1::2] = np.cos(angle)
-    else:
-        P[:, : d_model // 2] = np.sin(angle)
-        P[:, d_model // 2:] = np.cos(angle)
+    half = d_model // 2
+    sin_cols, cos_cols = ((slice(0, None, 2), slice(1, None, 2))
+                          if layout == "interleaved"
+                          else (slice(0, half), slice(half, None)))
+    np.sin(angle, out=P[:, sin_cols])  # straight into P, no temporaries
+    np.cos(angle, out=P[:, cos_cols])
     return P
 
 
@@ -498,32 +500,36 @@ def self_attention(x, w_q, w_k, w_v, *, bias=None, causal=False):
                 or np.issubdtype(b.dtype, np.floating)):
             got = repr(bias) if b is None else f"dtype {b.dtype}"
             raise ValueError(f"bias must be {what}, got {got}")
-        b = b.astype(np.float64)
-        if b.shape != (n, n) or np.any(np.isnan(b)) or np.any(b == np.inf):
+        b = b.astype(np.float64, copy=False)
+        if b.shape != (n, n) or not (np.isfinite(b) | (b == -np.inf)).all():
             raise ValueError(
                 f"bias must be {what}, got shape {b.shape}"
                 + (" with NaN or +inf" if b.shape == (n, n) else ""))
     with np.errstate(over="ignore", invalid="ignore"):
         q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
-        scores = q @ k.T / np.sqrt(q.shape[1])
-    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(v))):
+        scores = q @ k.T
+        scores /= np.sqrt(q.shape[1])
+    if not (np.isfinite(scores).all() and np.isfinite(v).all()):
         raise ValueError(
             "x, w_q, w_k or w_v is too large: the scores or the values "
             "overflow float64")
+    # From here on, scores is ours: work in place (no (n, n) temporaries).
     if bias is not None:
         with np.errstate(over="ignore"):
-            scores = scores + b
-        if np.any(scores == np.inf):
+            scores += b
+        if (scores == np.inf).any():
             raise ValueError("bias is too large: scores + bias overflow float64")
     if causal:
-        scores = np.where(np.tri(n, dtype=bool), scores, -np.inf)
+        for i in range(n - 1):  # keys j > i of query i
+            scores[i, i + 1:] = -np.inf
     top = scores.max(axis=1, keepdims=True) if n else scores
-    if n and np.any(np.isneginf(top)):
+    if n and np.isneginf(top).any():
         raise ValueError(
             "bias must leave every query at least one key that is not -inf"
         )
-    e = np.exp(scores - top)
-    weights = e / e.sum(axis=1, keepdims=True)
+    scores -= top
+    weights = np.exp(scores, out=scores)
+    weights /= weights.sum(axis=1, keepdims=True)
     return weights @ v, weights
 
 
@@ -607,18 +613,22 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
             "positions times frequencies overflow float64: a position or "
             "a frequency is too large")
     cos, sin = np.cos(angle), np.sin(angle)
+    out = np.empty(x.shape)
     if layout == "interleaved":
         x1, x2 = x[..., 0::2], x[..., 1::2]
+        o1, o2 = out[..., 0::2], out[..., 1::2]
     else:
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
-    out = np.empty_like(x)
+        o1, o2 = out[..., : d // 2], out[..., d // 2:]
+    # x1 cos - x2 sin and x2 cos + x1 sin, written straight into out
     with np.errstate(over="ignore", invalid="ignore"):
-        r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
-    if layout == "interleaved":
-        out[..., 0::2], out[..., 1::2] = r1, r2
-    else:
-        out[..., : d // 2], out[..., d // 2:] = r1, r2
-    if not np.all(np.isfinite(out)):
+        np.multiply(x1, cos, out=o1)
+        tmp = x2 * sin
+        o1 -= tmp
+        np.multiply(x2, cos, out=o2)
+        np.multiply(x1, sin, out=tmp)
+        o2 += tmp
+    if not np.isfinite(out).all():
         raise ValueError("x is too large: its rotation overflows float64")
     return out
 
@@ -1001,9 +1011,9 @@ def alibi_bias(n, n_heads):
     n = _check_int("n", n, 0)
     n_heads = _check_int("n_heads", n_heads, 1)
     _check_size(n_heads, n, n)
-    distance = np.abs(relative_positions(n)).astype(np.float64)
-    # adding 0.0 turns -0.0 on the diagonal into 0.0
-    return -alibi_slopes(n_heads)[:, None, None] * distance[None] + 0.0
+    # 0 - |i - j| is +0.0 on the diagonal (negating 0.0 would give -0.0)
+    minus_distance = 0.0 - np.abs(relative_positions(n))
+    return alibi_slopes(n_heads)[:, None, None] * minus_distance[None]
 
 
 # ---- chapter 6: rotary position embedding
