@@ -863,25 +863,91 @@ def relative_positions(n, *, max_distance=None):
     return R
 
 
+# The float32 numbers x >= 1 whose logarithm lies within two units in the
+# last place of float64 of a midpoint between two float32 numbers, found by
+# scanning all 2**30 of them: there alone, two float64 logarithms accurate
+# to one unit in the last place may round to different float32 values.
+# Their float32 logarithm is pinned to the one that glibc's, numpy's and
+# V8's float64 logarithms round to (so posenc.js's): bits of x -> bits of
+# float32(log(x)).
+_T5_LOG_PINNED = {
+    0x41178FEB: 0x400FE5E8, 0x464D5B2B: 0x4117BCF1, 0x4665A9A6: 0x41198725,
+    0x4C5D65A5: 0x418F034A, 0x4D604EBE: 0x419A352C, 0x4E85F412: 0x41A6B811,
+    0x5EE8984E: 0x422E4A21, 0x65D890D3: 0x4254D1F8, 0x66A8C860: 0x42595E46,
+    0x66ABBD63: 0x4259700E, 0x6F31A8EC: 0x42845A88, 0x79E7EC37: 0x42A1FFB7,
+}
+
+
+def _t5_relative_positions(relative_position):
+    """The checked input as int64 (no copy if it is already), min and max.
+
+    The checks and messages of ``_integer_array``; integer arrays skip its
+    float64 copy. Integers up to 2**53 + 1 in size pass, as there (it
+    rounds 2**53 + 1 to 2**53, which falls in the same bucket).
+    """
+    name = "relative_position"
+    what = "an integer or an array-like of integers"
+    arr = None
+    if not isinstance(relative_position, (str, bytes)):
+        try:
+            arr = np.asarray(relative_position)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.dtype.kind not in "iu":
+        arr = _integer_array(name, relative_position, what)
+    elif arr.size > MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} has {arr.size} elements; at most {MAX_ELEMENTS} are "
+            "allowed")
+    if arr.size == 0:
+        return arr.astype(np.int64, copy=False), 0, 0
+    lo, hi = int(arr.min()), int(arr.max())
+    if max(-lo, hi) > 2**53 + 1:
+        raise ValueError(f"{name} must be {what}, got non-integer values")
+    return arr.astype(np.int64, copy=False), lo, hi
+
+
+def _t5_log32(x):
+    """float32 logarithm of float32 x >= 1: the float64 one, rounded."""
+    ratio = np.log(x.astype(np.float64)).astype(np.float32)
+    bits = x.view(np.uint32)  # positive floats are ordered like their bits
+    low, high = int(bits.min()), int(bits.max())
+    for key, value in _T5_LOG_PINNED.items():
+        if low <= key <= high:
+            ratio.view(np.uint32)[bits == key] = value
+    return ratio
+
+
+def _t5_bucket(rel, bidirectional, n, max_exact, scale):
+    """The bucket of each int64 relative position, one by one."""
+    if bidirectional:
+        bucket = np.where(rel > 0, n, 0)
+        dist = np.abs(rel)
+    else:
+        bucket = np.zeros(rel.shape, dtype=np.int64)
+        dist = -np.minimum(rel, 0)
+    x = np.maximum(dist, max_exact).astype(np.float32) / np.float32(max_exact)
+    large = _t5_log32(x) / scale * np.float32(n - max_exact)
+    large = np.minimum(max_exact + large.astype(np.int64), n - 1)
+    return bucket + np.where(dist < max_exact, dist, large)
+
+
 def t5_relative_position_bucket(relative_position, *, bidirectional=True,
                                 num_buckets=32, max_distance=128):
     r"""T5's bucket of each relative position ([Raffel2020]_, section 2.1).
 
     ``relative_position`` is ``key_position - query_position``. With
     ``bidirectional=True`` half the buckets are for keys after the query.
-    Within the remaining :math:`N` buckets, distances
-    :math:`r < N/2` get a bucket each, and larger ones share logarithmic
-    buckets up to ``max_distance``, beyond which all fall in the last one:
+    Of the remaining :math:`N` buckets, the first :math:`E = \lfloor N/2
+    \rfloor` hold the distances :math:`r < E`, one each; larger distances
+    share logarithmic buckets up to ``max_distance``, beyond which all fall
+    in the last one:
 
     .. math::
 
-        b(r) = \min\left(N - 1,\;
-        \frac{N}{2} + \left\lfloor \frac{\ln(2r/N)}{\ln(2\,
-        \mathrm{max\_distance}/N)}\,\frac{N}{2}\right\rfloor\right)
-
-    The logarithm is computed in float32, exactly as in the T5 reference
-    code (Mesh TensorFlow) and Hugging Face transformers, so the buckets
-    agree with theirs bit for bit.
+        b(r) = \min\left(N - 1,\; E + \left\lfloor
+        \frac{\ln(r/E)}{\ln(\mathrm{max\_distance}/E)}\,(N - E)
+        \right\rfloor\right)
 
     Parameters
     ----------
@@ -900,6 +966,24 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
     -------
     ndarray of int64, same shape as ``relative_position``
 
+    Notes
+    -----
+    The arithmetic is float32, as in the reference code (Mesh TensorFlow,
+    Hugging Face transformers): the quotient :math:`r/E`, its logarithm, the
+    division and the product, then truncation. The float32 logarithm is the
+    float64 one rounded to float32, as in the book's ``posenc.js``, so the
+    two agree bit for bit on every input. The reference implementations
+    take their platform's float32 logarithm, which can be one unit in the
+    last place away from it (torch's, from Intel MKL, for a few percent of
+    inputs on some processors). That moves a bucket only where the exact
+    value of the formula is an integer or within a few units in the last
+    place of one: ``[-60]`` with ``bidirectional=False, num_buckets=72,
+    max_distance=100`` is exactly on a boundary (:math:`E = 36`,
+    :math:`36 + 36 \cdot \frac{1}{2} = 54`); it gets 53 here and in
+    ``posenc.js``, and 53 or 54 from transformers depending on the machine.
+    Elsewhere the buckets are transformers' bit for bit;
+    ``tests/test_reference.py`` checks both claims over 14,000 settings.
+
     Examples
     --------
     >>> t5_relative_position_bucket([-3, 0, 3, 20, 200]).tolist()
@@ -907,8 +991,7 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
     >>> t5_relative_position_bucket([-20, 5], bidirectional=False).tolist()
     [17, 0]
     """
-    rel = _integer_array("relative_position", relative_position,
-                         "an integer or an array-like of integers")
+    rel, lo, hi = _t5_relative_positions(relative_position)
     if bidirectional not in (True, False):
         raise ValueError(
             f"bidirectional must be True or False, got {bidirectional!r}")
@@ -925,19 +1008,27 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
     if max_distance >= 2**1023:  # max_distance / max_exact must be a float
         raise ValueError(
             f"max_distance must be below 2**1023, got {max_distance}")
-    bucket = np.zeros(rel.shape, dtype=np.int64)
-    if bidirectional:
-        bucket += (rel > 0) * n
-        dist = np.abs(rel)
-    else:
-        dist = -np.minimum(rel, 0)
-    with np.errstate(divide="ignore"):
-        ratio = np.log(dist.astype(np.float32) / np.float32(max_exact))
     scale = np.float32(np.log(max_distance / max_exact))
-    large = ratio / scale * np.float32(n - max_exact)
-    large = max_exact + np.where(dist < max_exact, 0, large).astype(np.int64)
-    large = np.minimum(large, n - 1)
-    return bucket + np.where(dist < max_exact, dist, large)
+    if rel.size == 0:
+        return np.zeros(rel.shape, dtype=np.int64)
+    # The bucket grows with the distance and, from max_distance on, stays in
+    # the last one (almost always: checked below). So the buckets of the
+    # relative positions in [first, last], at most [-max_distance,
+    # max_distance], make a table that the whole input is looked up in.
+    top = min(max(-lo, hi), max_distance)
+    first = min(max(lo, -top), top if bidirectional else 1)
+    last = min(max(hi, -top), top if bidirectional else 1)
+    out = None
+    if last - first <= rel.size // 2 + 1024:
+        table = _t5_bucket(np.arange(first, last + 1), bidirectional, n,
+                           max_exact, scale)
+        if (lo >= first or table[0] == n - 1) and (
+                hi <= last or not bidirectional or table[-1] == 2 * n - 1):
+            out = np.take(table, np.subtract(rel, first, dtype=np.int64),
+                          mode="clip")
+    if out is None:
+        out = _t5_bucket(rel, bidirectional, n, max_exact, scale)
+    return out[()] if out.ndim == 0 else out
 
 
 def alibi_slopes(n_heads):
