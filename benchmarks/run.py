@@ -22,6 +22,10 @@ Sections (all by default; ``--only`` or ``--skip`` choose):
                (tests/test_browser.py's launcher and page loader): redraw
                time measured in the page with ``performance.now()`` around
                the widget's ``draw()`` (compute and paint to the canvas).
+``core``       each hot function of posenc_core (sinusoidal_encoding,
+               apply_rope, alibi_bias, t5_relative_position_bucket,
+               self_attention) against the same formula in plain numpy,
+               timed in turns in one run: ratio of ours to plain.
 ``throughput`` ``sinusoidal_encoding`` and ``apply_rope`` up to n=8192,
                d=4096 against the sources' code (loops, corrected), their
                numpy and PyTorch versions, as speed ratios (reference time
@@ -73,8 +77,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import compare_builds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("jupyter", "browser", "throughput", "memory", "precision",
-            "pages")
+SECTIONS = ("jupyter", "browser", "core", "throughput", "memory",
+            "precision", "pages")
 SLOW = ("suite", "build")
 
 
@@ -508,6 +512,141 @@ def bench_throughput(res, quick):
                       lambda x=x, n=n: pc.apply_rope(x, n))
 
 
+# ---------------------------------------------------------------- core
+
+
+def plain_sinusoidal(n, d, base=10000.0):
+    """The formula in plain numpy: no checks, the obvious temporaries."""
+    angle = np.arange(n, dtype=np.float64)[:, None] * base ** (
+        -np.arange(0, d, 2, dtype=np.float64) / d)
+    P = np.empty((n, d))
+    P[:, 0::2] = np.sin(angle)
+    P[:, 1::2] = np.cos(angle)
+    return P
+
+
+def plain_rope(x, base=10000.0):
+    """Rotate pairs (2i, 2i+1) of x (..., n, d) by pos * base**(-2i/d)."""
+    n, d = x.shape[-2:]
+    angle = np.arange(n, dtype=np.float64)[:, None] * base ** (
+        -np.arange(0, d, 2, dtype=np.float64) / d)
+    cos, sin = np.cos(angle), np.sin(angle)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = x1 * cos - x2 * sin
+    out[..., 1::2] = x2 * cos + x1 * sin
+    return out
+
+
+def plain_alibi(n, n_heads):
+    """-m_h |i - j| with m_h = 2**(-8h/H), H a power of two."""
+    slopes = 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
+    i = np.arange(n)
+    return -slopes[:, None, None] * np.abs(i[None, :] - i[:, None])
+
+
+def plain_t5(rel, bidirectional=True, num_buckets=32, max_distance=128):
+    """Mesh TensorFlow's / transformers' bucket formula, in numpy float32."""
+    n = -rel
+    ret = 0
+    if bidirectional:
+        num_buckets //= 2
+        ret = (n < 0) * num_buckets
+        n = np.abs(n)
+    else:
+        n = np.maximum(n, 0)
+    max_exact = num_buckets // 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf
+        large = max_exact + (
+            np.log(n.astype(np.float32) / max_exact)
+            / np.log(max_distance / max_exact)
+            * (num_buckets - max_exact)).astype(np.int64)
+    large = np.minimum(large, num_buckets - 1)
+    return ret + np.where(n < max_exact, n, large)
+
+
+def plain_attention(x, w_q, w_k, w_v, bias=None, causal=False):
+    """softmax(q k^T / sqrt(d_k) + bias) v, the textbook way."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(q.shape[1])
+    if bias is not None:
+        scores = scores + bias
+    if causal:
+        scores = np.where(np.tri(len(x), dtype=bool), scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = e / e.sum(axis=1, keepdims=True)
+    return weights @ v, weights
+
+
+def _interleaved(fn_a, fn_b, rounds):
+    """Seconds of fn_a and fn_b, run in turns (order swapped every round).
+
+    Returns the two lists of times. Each round times both back to back, so
+    the ratio of a round compares them under the same load.
+    """
+    fn_a(), fn_b()
+    times_a, times_b = [], []
+    for r in range(rounds):
+        pair = ((fn_a, times_a), (fn_b, times_b))
+        for fn, out in (pair if r % 2 == 0 else pair[::-1]):
+            gc.collect()
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return times_a, times_b
+
+
+def bench_core(res, quick):
+    """Each hot function of posenc_core against plain numpy, side by side.
+
+    The plain versions compute the same formula without any check. Results
+    are compared first (equal, or equal to 1e-12), then both are timed in
+    turns; the ratio is the median over rounds of (ours / plain).
+    """
+    rng = np.random.default_rng(0)
+    n_pos, d = (1024, 256) if quick else (2048, 512)
+    x_rope = rng.normal(size=(8, 2048, 128) if not quick else (4, 1024, 64))
+    n_att, d_att = (512, 64) if quick else (1024, 64)
+    x_att = rng.normal(size=(n_att, d_att))
+    w_att = rng.normal(size=(3, d_att, d_att)) / np.sqrt(d_att)
+    bias = pc.alibi_bias(n_att, 8)[2]
+    n_alibi = 512 if quick else 1024
+    rel = pc.relative_positions(n_alibi)
+    cases = [
+        (f"sinusoidal_encoding n={n_pos} d={d}",
+         lambda: pc.sinusoidal_encoding(n_pos, d),
+         lambda: plain_sinusoidal(n_pos, d)),
+        (f"apply_rope {'x'.join(map(str, x_rope.shape))} float64",
+         lambda: pc.apply_rope(x_rope, x_rope.shape[-2]),
+         lambda: plain_rope(x_rope)),
+        (f"alibi_bias n={n_alibi} heads=8",
+         lambda: pc.alibi_bias(n_alibi, 8),
+         lambda: plain_alibi(n_alibi, 8)),
+        (f"t5_relative_position_bucket {n_alibi}x{n_alibi}",
+         lambda: pc.t5_relative_position_bucket(rel),
+         lambda: plain_t5(rel)),
+        (f"self_attention n={n_att} d={d_att}",
+         lambda: pc.self_attention(x_att, *w_att),
+         lambda: plain_attention(x_att, *w_att)),
+        (f"self_attention n={n_att} d={d_att} bias causal",
+         lambda: pc.self_attention(x_att, *w_att, bias=bias, causal=True),
+         lambda: plain_attention(x_att, *w_att, bias=bias, causal=True)),
+    ]
+    rounds = 7 if quick else 31
+    for name, ours, plain in cases:
+        a, b = ours(), plain()
+        same = all(np.allclose(u, v, rtol=1e-12, atol=1e-12) for u, v in zip(
+            a if isinstance(a, tuple) else (a,),
+            b if isinstance(b, tuple) else (b,), strict=True))
+        note_same = "results equal" if same else "RESULTS DIFFER"
+        t_ours, t_plain = _interleaved(ours, plain, rounds)
+        ratio = statistics.median(np.divide(t_ours, t_plain))
+        res.add("core", f"{name}: posenc_core / plain numpy", ratio, "x",
+                "<= 1.1", note=f"{1000 * statistics.median(t_ours):.2f} ms "
+                f"against {1000 * statistics.median(t_plain):.2f} ms "
+                f"(medians of {rounds} rounds in turns); {note_same}")
+
+
 # -------------------------------------------------------------- memory
 
 
@@ -735,6 +874,33 @@ def bench_build(res, args):
     args.cleanup.append(tmp)
 
 
+# ------------------------------------------- posenc_lab (chapter 8), --lab
+
+
+def bench_lab(res, quick, jobs):
+    """``python -m posenc_lab`` end to end, timed, with the machine's load."""
+    tmp = Path(tempfile.mkdtemp(prefix="posenc-lab-"))
+    preset = "quick" if quick else "full"
+    cmd = [sys.executable, "-m", "posenc_lab", "--preset", preset,
+           "--out", str(tmp / "out"), "--jobs", str(jobs), "--no-progress"]
+    try:
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, cwd=ROOT, env=_env())
+        wall = time.perf_counter() - t0
+        note = f"exit code {done.returncode}; --jobs {jobs}"
+        out = tmp / "out" / "results.json"
+        if out.exists():
+            during = [x[0] for x in json.loads(out.read_text())[
+                "load_average_during"] if x]
+            if during:
+                note += (f"; 1-min load average {min(during):.1f} to "
+                         f"{max(during):.1f} (2 cores)")
+        res.add("lab", f"python -m posenc_lab ({preset} preset): wall time",
+                wall, "s", "<= 1800", note=note)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 # ----------------------------------------------------------------- main
 
 
@@ -775,6 +941,12 @@ def main(argv=None):
     ap.add_argument("--all", action="store_true",
                     help="also put rows without a target in the JSON "
                     "(with target and met null)")
+    ap.add_argument("--lab", action="store_true",
+                    help="also time the experiment of chapter 8, "
+                    "python -m posenc_lab (about 20 minutes; with --quick, "
+                    "its quick preset)")
+    ap.add_argument("--lab-jobs", type=int, default=2,
+                    help="--jobs of python -m posenc_lab (default 2)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer repetitions and smaller sizes (a smoke run)")
     args = ap.parse_args(argv)
@@ -795,6 +967,8 @@ def main(argv=None):
                 bench_jupyter(res, args.quick)
             elif section == "browser":
                 bench_browser(res, args, args.quick)
+            elif section == "core":
+                bench_core(res, args.quick)
             elif section == "throughput":
                 bench_throughput(res, args.quick)
             elif section == "memory":
@@ -805,6 +979,9 @@ def main(argv=None):
                 bench_pages(res, args)
             elif section == "suite":
                 bench_suite(res)
+        if args.lab:  # posenc_lab, chapter 8: only when asked
+            print("\n[lab]", flush=True)
+            bench_lab(res, args.quick, args.lab_jobs)
     finally:
         for tmp in args.cleanup:
             shutil.rmtree(tmp, ignore_errors=True)
