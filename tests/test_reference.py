@@ -4,7 +4,16 @@ Hugging Face transformers (with PyTorch) is the reference here: its XLM and
 Marian sinusoidal tables, GPT-J and LLaMA rotary embeddings, T5 buckets,
 BLOOM's ALiBi slopes and its RoPE scaling functions. These are required test
 dependencies (requirements-test.txt): a missing package fails, never skips.
+
+The T5 buckets are also scanned against the book's own posenc.js, run by
+Node.js (which the book's build needs; without it those two tests skip).
 """
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -77,19 +86,203 @@ def test_gptj_table_is_our_concat_encoding():
     np.testing.assert_allclose(got, ref, atol=1e-5)
 
 
-@pytest.mark.parametrize("bidirectional", [True, False])
-@pytest.mark.parametrize(
-    "num_buckets, max_distance", [(32, 128), (16, 64), (64, 256), (8, 20)])
-def test_t5_buckets_match_transformers(bidirectional, num_buckets,
-                                       max_distance):
-    rel = np.arange(-3000, 3001)
-    ref = T5Attention._relative_position_bucket(
-        torch.tensor(rel), bidirectional=bidirectional,
-        num_buckets=num_buckets, max_distance=max_distance).numpy()
-    got = pc.t5_relative_position_bucket(
-        rel, bidirectional=bidirectional, num_buckets=num_buckets,
-        max_distance=max_distance)
-    np.testing.assert_array_equal(got, ref)
+# ------------------------------------------------------------ T5 buckets
+# A broad scan: every num_buckets from 2 to 260 and some up to 4097, both
+# directions, max_distance from just above the exact buckets up to 10**6;
+# for each, every distance within 3 of a step of the exact formula below
+# 60,000 (where a rounding difference can show), the exact buckets, 64
+# random distances and far ones up to 2**53.
+
+F32 = np.float32
+
+
+def _t5_settings():
+    out = []
+    for bidirectional in (True, False):
+        for num_buckets in [*range(2, 261), 320, 500, 512, 1000, 1024,
+                            4097]:
+            if num_buckets < (4 if bidirectional else 2):
+                continue
+            n = num_buckets // 2 if bidirectional else num_buckets
+            e = n // 2
+            spans = {*range(e + 1, e + 51), 20, 64, 100, 128, 256,
+                     *np.geomspace(e + 51, 10**6, 14).astype(int).tolist()}
+            out += [(bidirectional, num_buckets, md)
+                    for md in sorted(spans) if md > e]
+    return out
+
+
+def _t5_positions(bidirectional, num_buckets, max_distance, reach=60000):
+    n = num_buckets // 2 if bidirectional else num_buckets
+    e = n // 2
+    steps = e * (max_distance / e) ** (np.arange(1, n - e) / (n - e))
+    steps = np.floor(steps[steps < reach]).astype(np.int64)
+    rng = np.random.default_rng([num_buckets, max_distance])
+    dist = np.unique(np.concatenate([
+        (steps[:, None] + np.arange(-3, 4)).ravel(), np.arange(e + 3),
+        rng.integers(0, reach, 64),
+        [max_distance - 1, max_distance, max_distance + 1, 2 * max_distance,
+         reach, 10**6, 2**31, 2**40, 2**53]]))
+    dist = dist[dist >= 0]
+    return np.concatenate([-dist, dist[dist > 0]]) if bidirectional else -dist
+
+
+def _t5_formula(rel, bidirectional, num_buckets, max_distance, log):
+    """transformers' arithmetic written out in numpy, ``log`` given."""
+    n = num_buckets // 2 if bidirectional else num_buckets
+    e = n // 2
+    dist = np.abs(rel) if bidirectional else np.maximum(-rel, 0)
+    x = np.maximum(dist, e).astype(F32) / F32(e)
+    large = log(x) / F32(math.log(max_distance / e)) * F32(n - e)
+    large = np.minimum(e + large.astype(np.int64), n - 1)
+    side = np.where(rel > 0, n, 0) if bidirectional else 0
+    return side + np.where(dist < e, dist, large), x
+
+
+def _log_rounded(x):
+    """The float64 logarithm rounded to float32 (glibc's, through math)."""
+    return np.array([math.log(v) for v in x.tolist()], F32)
+
+
+def test_t5_scan_covers_what_it_says():
+    settings = _t5_settings()
+    assert len(settings) > 34000
+    assert {(True, 32, 128), (False, 32, 128), (True, 8, 20),
+            (False, 72, 100), (True, 4097, 10**6), (False, 257, 129),
+            (True, 260, 10**6)} <= set(settings)
+    rel = _t5_positions(False, 32, 128)
+    assert rel.min() == -(2**53) and set(range(-18, 1)) <= set(rel.tolist())
+    total = sum(_t5_positions(*s).size for s in settings)
+    assert total > 10_000_000
+
+
+def test_t5_buckets_match_transformers_over_a_broad_scan():
+    """Bit for bit, except where torch's float32 logarithm is not ours.
+
+    transformers computes in float32 with torch's logarithm. We check that
+    our transcription of its arithmetic, fed torch's logarithm, gives its
+    buckets everywhere, and that posenc_core gives them wherever torch's
+    float32 logarithm of the quotient is the float64 one rounded (ours).
+    Where it is not (torch uses Intel MKL, which on some processors is one
+    unit in the last place off for a few percent of inputs), a bucket can
+    differ only at an exact or nearly exact boundary: counted and shown.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # many small calls: threads only cost here
+    differ = []
+    try:
+        for bidirectional, num_buckets, max_distance in _t5_settings():
+            rel = _t5_positions(bidirectional, num_buckets, max_distance)
+            kw = dict(bidirectional=bidirectional, num_buckets=num_buckets,
+                      max_distance=max_distance)
+            ref = T5Attention._relative_position_bucket(
+                torch.from_numpy(rel), **kw).numpy()
+            got = pc.t5_relative_position_bucket(rel, **kw)
+            via_torch, x = _t5_formula(
+                rel, **kw, log=lambda v: torch.log(torch.from_numpy(v))
+                .numpy())
+            np.testing.assert_array_equal(via_torch, ref, err_msg=str(kw))
+            same_log = (torch.log(torch.from_numpy(x)).numpy()
+                        == np.log(x.astype(np.float64)).astype(F32))
+            assert np.array_equal(got[same_log], ref[same_log]), kw
+            for i in np.flatnonzero(got != ref):
+                differ.append((rel[i], kw, got[i], ref[i]))
+    finally:
+        torch.set_num_threads(threads)
+    # each difference is one bucket, at a quotient torch rounds otherwise
+    assert all(abs(g - r) == 1 for _, _, g, r in differ), differ[:5]
+    print(f"{len(differ)} buckets differ from transformers' on this machine")
+
+
+def test_t5_exact_boundary_example():
+    # 60/36 = (100/36)**(1/2): exactly on the boundary of bucket 54; float32
+    # rounding puts it below, as in posenc.js. The formula, exactly:
+    e, n, md = 36, 72, 100
+    assert math.isclose(math.log(60 / e) / math.log(md / e) * (n - e), 18)
+    kw = dict(bidirectional=False, num_buckets=72, max_distance=100)
+    assert pc.t5_relative_position_bucket([-60], **kw).tolist() == [53]
+    ref = T5Attention._relative_position_bucket(torch.tensor([-60]), **kw)
+    assert ref.item() in (53, 54)  # 54 with torch's float32 log on AMD
+
+
+def test_t5_logarithm_is_the_float64_one_rounded():
+    """posenc_core's float32 logarithm against math.log, rounded."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([
+        rng.uniform(1, 2, 20000), rng.uniform(1, 1e4, 20000),
+        np.exp(rng.uniform(0, 88, 20000))]).astype(F32)
+    pinned = np.array(list(pc._T5_LOG_PINNED), np.uint32).view(F32)
+    x = np.concatenate([x, pinned])
+    np.testing.assert_array_equal(pc._t5_log32(x), _log_rounded(x))
+
+
+NODE = shutil.which("node")
+POSENC_JS = Path(__file__).resolve().parent.parent / "_assets/posenc/posenc.js"
+
+
+def _node(script, *args):
+    if NODE is None:
+        pytest.skip("Node.js (needed to build the book) is not installed")
+    done = subprocess.run([NODE, "-e", script, str(POSENC_JS), *args],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_t5_buckets_match_posenc_js_over_the_scan(tmp_path):
+    """posenc.js's T5 buckets are posenc_core's over the whole scan."""
+    settings = _t5_settings()
+    rels = [_t5_positions(*s) for s in settings]
+    head = np.array([[b, nb, md, len(r)] for (b, nb, md), r
+                     in zip(settings, rels, strict=True)], np.float64)
+    head.tofile(tmp_path / "head.bin")
+    np.concatenate(rels).astype(np.float64).tofile(tmp_path / "rel.bin")
+    _node("""
+        const fs = require("fs");
+        require(process.argv[1]);
+        const t5 = globalThis.posenc.core.t5_relative_position_bucket;
+        const dir = process.argv[2];
+        const f64 = (name) => {
+          const b = fs.readFileSync(dir + "/" + name);
+          return new Float64Array(b.buffer, b.byteOffset, b.length / 8);
+        };
+        const head = f64("head.bin"), rel = f64("rel.bin");
+        const out = new Float64Array(rel.length);
+        let at = 0;
+        for (let s = 0; s < head.length; s += 4) {
+          const o = {bidirectional: head[s] === 1, num_buckets: head[s + 1],
+                     max_distance: head[s + 2]};
+          const r = Array.from(rel.subarray(at, at + head[s + 3]));
+          out.set(t5(r, o), at);
+          at += head[s + 3];
+        }
+        fs.writeFileSync(dir + "/out.bin", Buffer.from(out.buffer));
+    """, str(tmp_path))
+    got_js = np.fromfile(tmp_path / "out.bin", dtype=np.float64)
+    at = 0
+    for (bidirectional, nb, md), rel in zip(settings, rels, strict=True):
+        ours = pc.t5_relative_position_bucket(
+            rel, bidirectional=bidirectional, num_buckets=nb,
+            max_distance=md)
+        js = got_js[at:at + rel.size]
+        at += rel.size
+        assert np.array_equal(js, ours), (bidirectional, nb, md)
+    assert at == got_js.size
+
+
+def test_t5_pinned_logarithms_are_posenc_js_ones():
+    """At the 12 float32 inputs where two float64 logarithms may round
+    differently, V8's (posenc.js's) and posenc_core's agree."""
+    x = np.array(list(pc._T5_LOG_PINNED), np.uint32).view(F32)
+    out = _node("""
+        const xs = JSON.parse(process.argv[2]);
+        console.log(JSON.stringify(xs.map((x) => Math.fround(Math.log(x)))));
+    """, json.dumps(x.astype(np.float64).tolist()))
+    js = np.array(json.loads(out), np.float64)
+    np.testing.assert_array_equal(js, pc._t5_log32(x).astype(np.float64))
+    # and each pinned value is within one float32 unit of the true log
+    for xi, yi in zip(x.tolist(), pc._t5_log32(x).tolist(), strict=True):
+        assert abs(yi - math.log(xi)) <= np.spacing(F32(yi))
 
 
 @pytest.mark.parametrize("n_heads", [1, 2, 3, 5, 6, 8, 12, 16, 20, 32, 40, 64])
