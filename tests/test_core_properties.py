@@ -1,5 +1,10 @@
 """Property-based tests of posenc_core with hypothesis."""
 
+import cmath
+import inspect
+import math
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -25,7 +30,10 @@ def test_shift_identity_for_any_p_and_k(d, base, ps, k):
 def test_dot_product_depends_only_on_offset(d, base, p, q, shift):
     P = pc.sinusoidal_encoding([p, q, p + shift, q + shift], d, base=base)
     assert P[0] @ P[1] == pytest.approx(P[2] @ P[3], abs=1e-8)
-    assert P[0] @ P[1] == pytest.approx(P[1] @ P[0])  # symmetric in p, q
+    # sin(a) sin(b) + cos(a) cos(b) = cos(a - b), pair by pair
+    omega = [base ** (-2 * i / d) for i in range(d // 2)]
+    expected = sum(math.cos(w * (p - q)) for w in omega)
+    assert P[0] @ P[1] == pytest.approx(expected, abs=1e-8)
 
 
 @given(d_models, bases, st.lists(reals, min_size=1, max_size=5))
@@ -34,6 +42,26 @@ def test_encoding_bounded_with_unit_pairs(d, base, ps):
     assert P.shape == (len(ps), d)
     assert np.all(np.abs(P) <= 1.0)
     np.testing.assert_allclose(P[:, 0::2] ** 2 + P[:, 1::2] ** 2, 1.0)
+
+
+def rope_score(q, k, m, n, base, layout):
+    """q rotated to position m, dotted with k rotated to n, by hand.
+
+    Pair i is the complex number x[a] + 1j * x[b], with (a, b) = (2i, 2i+1)
+    interleaved or (i, i + d/2) half, turned counterclockwise by the angle
+    position * theta_i: the score is Re sum_i q_i conj(k_i) e^{1j (m-n)
+    theta_i}. A rotation the other way or another pairing gives another
+    number.
+    """
+    d = len(q)
+    half = d // 2
+    total = 0.0
+    for i in range(half):
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + half)
+        theta = base ** (-2 * i / d)
+        total += (complex(q[a], q[b]) * complex(k[a], -k[b])
+                  * cmath.exp(1j * (m - n) * theta)).real
+    return total
 
 
 @given(d_models, bases, st.sampled_from(["interleaved", "half"]),
@@ -50,6 +78,9 @@ def test_rope_score_depends_only_on_offset(d, base, layout, m, n, shift, seed):
     scale = np.linalg.norm(q) * np.linalg.norm(k)
     assert score(m, n) == pytest.approx(score(m + shift, n + shift),
                                         abs=1e-9 * scale)
+    # and it is the score of the rotation RoPE defines, not of another one
+    assert score(m, n) == pytest.approx(
+        rope_score(q[0], k[0], m, n, base, layout), abs=1e-9 * scale)
 
 
 @given(st.integers(2, 200), st.integers(1, 40), st.integers(0, 2**32 - 1))
@@ -118,22 +149,28 @@ junk = st.one_of(
 
 @given(junk, junk)
 def test_junk_arguments_raise_value_error_only(a, b):
+    """Junk is refused with a ValueError naming an argument (the one the
+    junk went to, or one it conflicts with: a num_buckets too large for the
+    default max_distance) or the size of the result; or it is accepted,
+    being valid after all."""
     calls = [
-        lambda: pc.sinusoidal_encoding(a, b),
-        lambda: pc.frequencies(a),
-        lambda: pc.wavelengths(8, base=a),
-        lambda: pc.relative_shift_matrix(a, b),
-        lambda: pc.binary_encoding(a, b),
-        lambda: pc.apply_rope(a, b),
-        lambda: pc.t5_relative_position_bucket(a, num_buckets=b),
-        lambda: pc.alibi_slopes(a),
-        lambda: pc.alibi_bias(a, b),
-        lambda: pc.relative_positions(a, max_distance=b),
-        lambda: pc.rope_frequencies(8, scaling=a),
-        lambda: pc.yarn_attention_scale(a),
+        (pc.sinusoidal_encoding, {"positions": a, "d_model": b}),
+        (pc.frequencies, {"d_model": a}),
+        (pc.wavelengths, {"d_model": 8, "base": a}),
+        (pc.relative_shift_matrix, {"k": a, "d_model": b}),
+        (pc.binary_encoding, {"positions": a, "n_bits": b}),
+        (pc.apply_rope, {"x": a, "positions": b}),
+        (pc.t5_relative_position_bucket,
+         {"relative_position": a, "num_buckets": b}),
+        (pc.alibi_slopes, {"n_heads": a}),
+        (pc.alibi_bias, {"n": a, "n_heads": b}),
+        (pc.relative_positions, {"n": a, "max_distance": b}),
+        (pc.rope_frequencies, {"head_dim": 8, "scaling": a}),
+        (pc.yarn_attention_scale, {"factor": a}),
     ]
-    for call in calls:
+    for fn, kwargs in calls:
+        names = "|".join(["elements", *inspect.signature(fn).parameters])
         try:
-            call()
+            fn(**kwargs)
         except ValueError as err:
-            assert str(err)
+            assert re.search(names, str(err)), (fn.__name__, str(err))
