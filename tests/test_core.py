@@ -1,6 +1,7 @@
 """Unit tests of posenc_core: known values, shapes, properties, bad input."""
 
 import doctest
+import math
 
 import numpy as np
 import pytest
@@ -202,6 +203,19 @@ def test_rope_rotates_pairs_interleaved_and_half():
         3 * c[0] + 1 * s[0], 4 * c[1] + 2 * s[1]])
 
 
+def _rope_score_by_hand(q, k, m, n, layout, base=10000.0):
+    """Re sum_i q_i conj(k_i) exp(1j (m - n) theta_i), pair i being
+    x[2i] + 1j x[2i+1] (interleaved) or x[i] + 1j x[i + d/2] (half)."""
+    d = len(q)
+    total = 0.0
+    for i in range(d // 2):
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + d // 2)
+        angle = (m - n) * base ** (-2 * i / d)
+        total += (complex(q[a], q[b]) * complex(k[a], -k[b])
+                  * complex(math.cos(angle), math.sin(angle))).real
+    return total
+
+
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_rope_relative_property(layout):
     rng = np.random.default_rng(0)
@@ -212,6 +226,11 @@ def test_rope_relative_property(layout):
     assert score(10, 3) == pytest.approx(score(107, 100), abs=1e-10)
     assert score(2.5, 0) == pytest.approx(score(1002.5, 1000), abs=1e-9)
     assert score(0, 0) == pytest.approx((q @ k.T).item())
+    # the score of the rotation RoPE defines (counterclockwise by m theta_i,
+    # on the layout's pairs): another direction or pairing fails here
+    for m, n in [(10, 3), (3, 10), (2.5, 0), (0, 41)]:
+        assert score(m, n) == pytest.approx(
+            _rope_score_by_hand(q[0], k[0], m, n, layout), abs=1e-10)
     # norms are kept
     r = pc.apply_rope(q, [77], layout=layout)
     assert np.linalg.norm(r) == pytest.approx(np.linalg.norm(q))
@@ -249,32 +268,82 @@ def test_rope_frequencies_scalings():
     assert np.all(ntk[1:] < theta[1:]) and np.all(ntk >= theta / 4 - 1e-15)
 
 
-def test_rope_frequencies_yarn_by_parts():
-    d, L, s = 128, 4096, 16.0
-    theta = pc.rope_frequencies(d)
-    yarn = pc.rope_frequencies(d, scaling={
-        "type": "yarn", "factor": s, "original_max_position_embeddings": L})
+def _yarn_by_hand(d, base, s, L, beta_fast=32.0, beta_slow=1.0):
+    """NTK-by-parts as YaRN's reference code (and transformers') computes it:
+    a linear ramp over the pair index between the correction dimensions."""
+    def correction_dim(rotations):
+        return d * math.log(L / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d // 2):
+        theta = base ** (-2 * i / d)
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+        out.append(theta / s * ramp + theta * (1 - ramp))
+    return np.array(out), low, high
+
+
+@pytest.mark.parametrize("d, base, s, L, fast, slow", [
+    (128, 10000.0, 16.0, 4096, 32.0, 1.0),
+    (64, 500000.0, 4.0, 8192, 16.0, 2.0),
+    (32, 10000.0, 2.0, 100, 32.0, 1.0),  # the ramp is clipped at 0
+])
+def test_rope_frequencies_yarn_by_parts(d, base, s, L, fast, slow):
+    theta = pc.rope_frequencies(d, base=base)
+    yarn = pc.rope_frequencies(d, base=base, scaling={
+        "type": "yarn", "factor": s, "original_max_position_embeddings": L,
+        "beta_fast": fast, "beta_slow": slow})
+    expected, low, high = _yarn_by_hand(d, base, s, L, fast, slow)
+    np.testing.assert_allclose(yarn, expected, rtol=1e-13)
+    # the middle band is there and is neither end's value
+    i = np.arange(d // 2)
+    ramp = (i > low) & (i < high)
+    assert ramp.any()
+    assert np.all((yarn[ramp] < theta[ramp]) & (yarn[ramp] > theta[ramp] / s))
+    # pairs turning more than beta_fast times over L are kept exactly,
+    # those turning less than beta_slow times are interpolated by s
     turns = L * theta / (2 * np.pi)
-    # dimensions turning more than beta_fast=32 times are kept exactly,
-    # those turning less than beta_slow=1 time are interpolated by s
-    np.testing.assert_allclose(yarn[turns > 33], theta[turns > 33])
-    np.testing.assert_allclose(yarn[turns < 0.9], theta[turns < 0.9] / s)
-    assert np.all((yarn <= theta) & (yarn >= theta / s * (1 - 1e-12)))
+    np.testing.assert_allclose(yarn[turns > fast * 1.1],
+                               theta[turns > fast * 1.1])
+    np.testing.assert_allclose(yarn[turns < slow * 0.9],
+                               theta[turns < slow * 0.9] / s)
+
+
+def test_yarn_attention_scale():
     assert pc.yarn_attention_scale(16) == pytest.approx(0.1 * np.log(16) + 1)
     assert pc.yarn_attention_scale(1) == 1.0
 
 
-def test_rope_frequencies_llama3_bands():
-    d, base, L = 128, 500000.0, 8192
+@pytest.mark.parametrize("d, base, s, L, low, high", [
+    (128, 500000.0, 8.0, 8192, 1.0, 4.0),
+    (64, 10000.0, 4.0, 2048, 2.0, 8.0),
+])
+def test_rope_frequencies_llama3_bands(d, base, s, L, low, high):
     theta = pc.rope_frequencies(d, base=base)
     out = pc.rope_frequencies(d, base=base, scaling={
-        "type": "llama3", "factor": 8, "original_max_position_embeddings": L})
-    lam = 2 * np.pi / theta
-    np.testing.assert_allclose(out[lam < L / 4], theta[lam < L / 4])
-    np.testing.assert_allclose(out[lam > L], theta[lam > L] / 8)
-    mid = (lam >= L / 4) & (lam <= L)
-    assert mid.any()
-    assert np.all((out[mid] < theta[mid]) & (out[mid] > theta[mid] / 8))
+        "type": "llama3", "factor": s, "original_max_position_embeddings": L,
+        "low_freq_factor": low, "high_freq_factor": high})
+    # Llama 3.1's reference code, pair by pair
+    expected, bands = [], []
+    for t in theta.tolist():
+        lam = 2 * math.pi / t
+        if lam < L / high:
+            expected.append(t)
+            bands.append("kept")
+        elif lam > L / low:
+            expected.append(t / s)
+            bands.append("divided")
+        else:
+            mu = (L / lam - low) / (high - low)
+            expected.append((1 - mu) * t / s + mu * t)
+            bands.append("smooth")
+    np.testing.assert_allclose(out, expected, rtol=1e-13)
+    assert {"kept", "smooth", "divided"} <= set(bands)
+    mid = np.array(bands) == "smooth"
+    assert np.all((out[mid] < theta[mid]) & (out[mid] > theta[mid] / s))
 
 
 # ----------------------------------------------------- relative position
