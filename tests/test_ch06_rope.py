@@ -4,6 +4,9 @@ Each test would fail if its subject were wrong: published or hand-computed
 values, properties that define the function, and errors on bad input.
 """
 
+import cmath
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -66,20 +69,59 @@ def test_decay_bound_is_even_and_frequencies_argument_agrees():
     np.testing.assert_allclose(flat, 8.5)
 
 
+def partial_sums(r, d, base=10000.0):
+    """S_j = sum_{i<j} e^{1j r theta_i} for j = 1..d/2, with Python loops."""
+    out, total = [], 0j
+    for i in range(d // 2):
+        total += cmath.exp(1j * r * base ** (-2 * i / d))
+        out.append(total)
+    return out
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 32), st.integers(0, 2**31 - 1),
        st.integers(-2000, 2000))
 def test_decay_bound_bounds_the_rotary_score(half, seed, r):
-    """|q_m . k_n| <= max_i |h_{i+1} - h_i| * (d/2) * B(m - n)."""
+    """RoFormer 3.4.3, step by step: the score is Re sum_i h_i e^{1j r
+    theta_i}, with h_i = q_i conj(k_i) (pairs as complex numbers); Abel
+    summation turns it into Re sum_j (h_{j-1} - h_j) S_j, so
+    |score| <= max_j |h_{j-1} - h_j| * (d/2) * B(r)."""
     d = 2 * half
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=(2, 1, d))
     m, n = 3000 + r, 3000
     score = float(pc.apply_rope(q, [m])[0] @ pc.apply_rope(k, [n])[0])
     h = (q[0, 0::2] + 1j * q[0, 1::2]) * np.conj(k[0, 0::2] + 1j * k[0, 1::2])
+    theta = [10000.0 ** (-2 * i / d) for i in range(half)]
+    direct = sum(h[i] * cmath.exp(1j * r * theta[i]) for i in range(half))
+    assert score == pytest.approx(direct.real, abs=1e-9)
+    S = partial_sums(r, d)
     h = np.append(h, 0.0)  # h_{d/2} = 0
+    abel = sum((h[j] - h[j + 1]) * S[j] for j in range(half))
+    assert abel == pytest.approx(direct, abs=1e-9)
     bound = np.abs(np.diff(h)).max() * half * pc.rope_decay_bound([r], d)[0]
     assert abs(score) <= bound * (1 + 1e-9) + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 32), st.integers(-2000, 2000))
+def test_decay_bound_is_attained(half, r):
+    """The bound is tight: with h_{j-1} - h_j = conj(S_j) / |S_j| (so that
+    max |h_{j-1} - h_j| = 1) and k = (1, 0) in every pair, the score at
+    distance r is (d/2) B(r) exactly. A bound too large fails here."""
+    d = 2 * half
+    S = partial_sums(r, d)
+    if min(abs(s) for s in S) < 1e-9:
+        return  # no direction to align with
+    h = [0j] * (half + 1)
+    for j in range(half, 0, -1):
+        h[j - 1] = h[j] + np.conj(S[j - 1]) / abs(S[j - 1])
+    q = np.array([[v for z in h[:half] for v in (z.real, z.imag)]])
+    k = np.tile([1.0, 0.0], (1, half))
+    score = float(pc.apply_rope(q, [r])[0] @ pc.apply_rope(k, [0])[0])
+    B = pc.rope_decay_bound([r], d)[0]
+    assert score == pytest.approx(half * B, rel=1e-9)
+    assert B == pytest.approx(sum(abs(s) for s in S) / half, rel=1e-12)
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -239,18 +281,30 @@ def _line(fig, gid):
     return found[0]
 
 
-@pytest.mark.parametrize("m,n,pair", [(3, 1, 0), (0, 7, 2), (40, 40, 3)])
-def test_rotating_pair_draws_apply_rope(m, n, pair):
-    fig = figs.plot_rotating_pair(m=m, n=n, pair=pair)
-    theta = pc.rope_frequencies(8)[pair]
-    q = pc.apply_rope([figs.Q_PAIR], [m], frequencies=[theta])[0]
-    k = pc.apply_rope([figs.K_PAIR], [n], frequencies=[theta])[0]
-    np.testing.assert_allclose(_line(fig, "q_rotated").get_xydata()[1], q)
-    np.testing.assert_allclose(_line(fig, "k_rotated").get_xydata()[1], k)
+def rotate(xy, angle):
+    """A 2-D vector turned counterclockwise by ``angle``, by hand."""
+    x, y = xy
+    return np.array([x * math.cos(angle) - y * math.sin(angle),
+                     x * math.sin(angle) + y * math.cos(angle)])
+
+
+def check_rotating_pair(fig, m, n, pair, head_dim=8, base=10000.0):
+    theta = base ** (-2 * pair / head_dim)
+    q, k = rotate(figs.Q_PAIR, m * theta), rotate(figs.K_PAIR, n * theta)
+    np.testing.assert_allclose(_line(fig, "q_rotated").get_xydata()[1], q,
+                               atol=1e-12)
+    np.testing.assert_allclose(_line(fig, "k_rotated").get_xydata()[1], k,
+                               atol=1e-12)
     track = _line(fig, "q_track").get_xydata()
-    assert track.shape == (m + 1, 2)
-    np.testing.assert_allclose(track[-1], q)
+    expected = [rotate(figs.Q_PAIR, p * theta) for p in range(m + 1)]
+    np.testing.assert_allclose(track, expected, atol=1e-12)
     assert f"q.k = {q @ k:.3f}" in fig.axes[0].get_title()
+
+
+@pytest.mark.parametrize("m,n,pair", [(3, 1, 0), (0, 7, 2), (40, 40, 3)])
+def test_rotating_pair_draws_the_rotation(m, n, pair):
+    check_rotating_pair(figs.plot_rotating_pair(m=m, n=n, pair=pair), m, n,
+                        pair)
 
 
 def test_score_matrices_are_the_two_score_tables():
@@ -259,10 +313,13 @@ def test_score_matrices_are_the_two_score_tables():
     added = fig.axes[1].images[0].get_array()
     rng = np.random.default_rng(3)
     q, k = rng.normal(size=(2, 6))
-    for m, n in [(0, 0), (5, 2), (11, 7)]:
-        expected = (pc.apply_rope([q], [m], base=50.0)[0]
-                    @ pc.apply_rope([k], [n], base=50.0)[0])
-        assert rope[m, n] == pytest.approx(expected)
+    for m, n in [(0, 0), (5, 2), (2, 5), (11, 7)]:
+        # pair i turned by (m - n) theta_i relative to the other, by hand
+        expected = sum(
+            (rotate(q[2 * i:2 * i + 2], m * 50.0 ** (-2 * i / 6))
+             @ rotate(k[2 * i:2 * i + 2], n * 50.0 ** (-2 * i / 6)))
+            for i in range(3))
+        assert rope[m, n] == pytest.approx(expected, abs=1e-12)
     P = pc.sinusoidal_encoding(12, 6, base=50.0)
     np.testing.assert_allclose(added, (q + P) @ (k + P).T)
     # rotary: constant along diagonals; added sinusoid: not
@@ -294,6 +351,15 @@ def test_decay_figure_plots_rope_decay_bound(head_dim, base, max_distance):
 def test_layout_figure_shows_rotations_and_permutation():
     fig = figs.plot_layouts(m=4, head_dim=8, base=100.0)
     R_int, Pi, R_half = (fig.axes[i].images[0].get_array() for i in range(3))
+    # by hand: a 2-D rotation by 4 theta_i on pairs (2i, 2i+1), resp.
+    # (i, i + 4), with theta_i = 100 ** (-2i/8)
+    for layout, R in (("interleaved", R_int), ("half", R_half)):
+        expected = np.zeros((8, 8))
+        for i in range(4):
+            a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + 4)
+            c, s = math.cos(4 * 100.0 ** (-i / 4)), math.sin(4 * 100.0 ** (-i / 4))
+            expected[np.ix_([a, b], [a, b])] = [[c, -s], [s, c]]
+        np.testing.assert_allclose(R, expected, atol=1e-12)
     x = np.random.default_rng(0).normal(size=8)
     np.testing.assert_allclose(R_int @ x, pc.apply_rope([x], [4], base=100.0)[0])
     np.testing.assert_allclose(
@@ -358,12 +424,43 @@ def test_float16_line_stops_at_its_largest_finite_number():
     assert _line(fig, "angles in bfloat16").get_xdata()[-1] == 70000
 
 
-def test_every_slider_value_draws():
-    for spec in figs.INTERACTIVE:
-        defaults = spec.defaults()
-        spec.plot(**defaults)
-        plt.close("all")
-        for slider in spec.sliders:
-            for value in slider.values():
-                spec.plot(**{**defaults, slider.name: value})
-                plt.close("all")
+def decay_bound_by_hand(max_distance, head_dim, base):
+    """B(r) for r = 0..max_distance, vectorised over r, written afresh."""
+    r = np.arange(max_distance + 1)[:, None]
+    theta = base ** (-2.0 * np.arange(head_dim // 2) / head_dim)
+    S = np.cumsum(np.exp(1j * r * theta), axis=1)
+    return np.abs(S).mean(axis=1)
+
+
+def test_every_slider_value_draws_what_it_says():
+    """Each slider moved alone over its whole range: what is drawn is the
+    data of that value, computed here by hand (so a figure that ignores a
+    slider, or rotates the wrong way, fails)."""
+    assert figs.INTERACTIVE == (figs.ROTATING_PAIR, figs.DECAY_BOUND)
+    spec = figs.ROTATING_PAIR
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        for value in slider.values():
+            kw = {**defaults, slider.name: value}
+            fig = spec.plot(**kw)
+            check_rotating_pair(fig, kw["m"], kw["n"], kw["pair"])
+            plt.close(fig)
+    spec = figs.DECAY_BOUND
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        drawn = []
+        for value in slider.values():
+            kw = {**defaults, slider.name: value}
+            fig = spec.plot(**kw)
+            line = _line(fig, "bound")
+            np.testing.assert_array_equal(
+                line.get_xdata(), np.arange(kw["max_distance"] + 1))
+            expected = decay_bound_by_hand(kw["max_distance"],
+                                           kw["head_dim"], kw["base"])
+            np.testing.assert_allclose(line.get_ydata(), expected,
+                                       rtol=1e-9, err_msg=str(kw))
+            drawn.append(np.asarray(line.get_ydata()))
+            plt.close(fig)
+        # every step of the slider changes the curve
+        for a, b in zip(drawn, drawn[1:], strict=False):
+            assert a.shape != b.shape or not np.allclose(a, b), slider.name
