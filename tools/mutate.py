@@ -1,0 +1,417 @@
+"""Plant classic bugs one at a time and check that the tests catch each.
+
+A mutation run, on demand (not in CI; it takes about half an hour on two
+cores)::
+
+    .venv/bin/python tools/mutate.py                 # every mutant
+    .venv/bin/python tools/mutate.py --list          # the catalogue
+    .venv/bin/python tools/mutate.py --only t5-cap js-rope-sign
+    .venv/bin/python tools/mutate.py --no-browser    # skip the JS mutants
+
+The repository is copied (``git archive HEAD``, or the working tree with
+``--worktree``) into a temporary folder; the working tree is never touched.
+Each mutant replaces one piece of code (``posenc_core.py``, ``posenc.js``,
+a chapter's plotting module or script) by a plausible bug, then runs the
+tests that should notice it, file by file with ``-x``; the bug is *caught*
+when at least one of them fails. Test files that already fail on the
+unmodified copy are reported and not counted. Mutants of ``posenc.js`` and
+of the chapter scripts run the browser tests (Chromium, Playwright) against
+a copy of a book built once from the unmodified copy, with the mutated
+script put in its ``_static`` folder.
+
+The result, a Markdown table, goes to stdout and to ``--out`` (by default
+``tools/mutate-result.md``). The exit status is 1 if a mutant survives.
+"""
+
+import argparse
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CORE = ["tests/test_core.py", "tests/test_core_properties.py",
+        "tests/test_robustness.py", "tests/test_precision.py"]
+REFERENCE = "tests/test_reference.py"
+BROWSER = "tests/test_browser.py"
+
+
+@dataclasses.dataclass
+class Mutant:
+    name: str
+    what: str
+    path: str
+    edits: list  # (old, new): each old must occur exactly once
+    tests: list  # "file" or "file::-k expression"
+
+
+def m(name, what, path, edits, tests):
+    return Mutant(name, what, path, edits, tests)
+
+
+PC = "posenc_core.py"
+JS = "_assets/posenc/posenc.js"
+JS_TESTS = [f"{BROWSER}::core_agrees or widget", f"{REFERENCE}::posenc_js"]
+
+MUTANTS = [
+    # ---------------------------------------------------- posenc_core.py
+    m("sin-cos-swapped", "sinusoidal_encoding: sin and cos swapped", PC,
+      [("np.sin(angle, out=P[:, sin_cols])", "np.cos(angle, out=P[:, sin_cols])"),
+       ("np.cos(angle, out=P[:, cos_cols])", "np.sin(angle, out=P[:, cos_cols])")],
+      [*CORE, f"{REFERENCE}::sinusoidal or gptj", "tests/test_ch02_formula.py"]),
+    m("doubled-exponent", "frequencies: base**(-2(2i)/d), the index doubled",
+      PC, [("return base ** (-2.0 * i / d_model)",
+            "return base ** (-4.0 * i / d_model)")],
+      [*CORE, f"{REFERENCE}::sinusoidal or gptj", "tests/test_ch02_formula.py"]),
+    m("shift-matrix-transposed", "relative_shift_matrix rotates backwards",
+      PC, [("    M[idx, idx + 1] = sin\n    M[idx + 1, idx] = -sin",
+            "    M[idx, idx + 1] = -sin\n    M[idx + 1, idx] = sin")],
+      [*CORE, "tests/test_ch05_relative.py"]),
+    m("binary-bits-reversed", "binary_encoding: most significant bit first",
+      PC, [("return (pos[:, None] >> np.arange(n_bits, dtype=np.int64)) & 1",
+            "return (pos[:, None] >> np.arange(n_bits - 1, -1, -1)) & 1")],
+      [*CORE, "tests/test_ch04_binary.py"]),
+    m("causal-mask-transposed", "self_attention masks the past, not the "
+      "future", PC,
+      [("scores[i, i + 1:] = -np.inf", "scores[i + 1:, i] = -np.inf")],
+      [*CORE, "tests/test_ch01_order.py", "tests/test_ch05_relative.py"]),
+    m("no-sqrt-scaling", "self_attention divides the scores by d_k, not "
+      "sqrt(d_k)", PC,
+      [("scores /= np.sqrt(q.shape[1])", "scores /= q.shape[1]")],
+      [*CORE, "tests/test_ch01_order.py", "tests/test_ch05_relative.py"]),
+    m("rope-sign", "apply_rope rotates clockwise (the wrong direction)", PC,
+      [("        o1 -= tmp\n", "        o1 += tmp\n"),
+       ("        o2 += tmp\n", "        o2 -= tmp\n")],
+      [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
+    m("rope-half-pairing", 'apply_rope pairs (2i, 2i+1) for layout="half"',
+      PC, [('    if layout == "interleaved":\n        x1, x2 = x[..., 0::2]',
+            '    if True:\n        x1, x2 = x[..., 0::2]')],
+      [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
+    m("layout-permutation", "rope_layout_permutation: odds before evens",
+      PC, [("return np.concatenate([idx[0::2], idx[1::2]])",
+            "return np.concatenate([idx[1::2], idx[0::2]])")],
+      [*CORE, "tests/test_ch06_rope.py"]),
+    m("rope-frequency-exponent", "rope_frequencies: base**(-4i/d)", PC,
+      [("    theta = base ** (-2.0 * i / head_dim)\n    if scaling is None:",
+        "    theta = base ** (-4.0 * i / head_dim)\n    if scaling is None:")],
+      [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
+    m("linear-multiplies", "Position Interpolation multiplies by s", PC,
+      [('    if kind == "linear":\n        return theta / s',
+        '    if kind == "linear":\n        return theta * s')],
+      [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
+    m("ntk-exponent", "NTK-aware base: base * s, without d/(d-2)", PC,
+      [("new_base = base * s ** (head_dim / (head_dim - 2))",
+        "new_base = base * s")],
+      [*CORE, f"{REFERENCE}::ntk", "tests/test_ch07_extension.py"]),
+    m("yarn-bounds-swapped", "YaRN: beta_fast and beta_slow swapped", PC,
+      [('correction_dim(p["beta_fast"])', 'correction_dim(p["beta_SLOW"])'),
+       ('correction_dim(p["beta_slow"])', 'correction_dim(p["beta_fast"])'),
+       ('correction_dim(p["beta_SLOW"])', 'correction_dim(p["beta_slow"])')],
+      [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
+    m("yarn-ramp-reversed", "YaRN: the ramp runs the other way", PC,
+      [("keep = 1.0 - ramp", "keep = ramp")],
+      [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
+    m("yarn-floor-ceil", "YaRN: ceil and floor of the correction range "
+      "swapped (the middle band moves by one pair)", PC,
+      [("low = max(np.floor(", "low = max(np.ceil("),
+       ("high = min(np.ceil(", "high = min(np.floor(")],
+      [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
+    m("llama3-smooth-reversed", "Llama 3: the smooth band interpolates the "
+      "wrong way", PC,
+      [("smooth = (1 - mu) * out / s + mu * out",
+        "smooth = mu * out / s + (1 - mu) * out")],
+      [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
+    m("yarn-temperature", "yarn_attention_scale with log10", PC,
+      [("return float(0.1 * np.log(s) + 1.0)",
+        "return float(0.1 * np.log10(s) + 1.0)")],
+      [*CORE, f"{REFERENCE}::yarn", "tests/test_ch07_extension.py"]),
+    m("decay-bound-mean", "rope_decay_bound divides by d/2 + 1", PC,
+      [("return np.abs(S).mean(axis=1)",
+        "return np.abs(S).sum(axis=1) / (S.shape[1] + 1)")],
+      [*CORE, "tests/test_ch06_rope.py"]),
+    m("round-significand-floor", "round_significand truncates", PC,
+      [("np.ldexp(np.rint(np.ldexp(mantissa, bits))",
+        "np.ldexp(np.trunc(np.ldexp(mantissa, bits))")],
+      [*CORE, "tests/test_ch06_rope.py"]),
+    m("relative-sign", "relative_positions: i - j instead of j - i", PC,
+      [("R = idx[None, :] - idx[:, None]", "R = idx[:, None] - idx[None, :]")],
+      [*CORE, "tests/test_ch05_relative.py"]),
+    m("shaw-sign", "shaw_attention looks up w_{i-j} instead of w_{j-i}", PC,
+      [("idx = relative_positions(n, max_distance=k) + k",
+        "idx = k - relative_positions(n, max_distance=k)")],
+      [*CORE, "tests/test_ch05_relative.py"]),
+    m("t5-cap", "T5: the last bucket is n, not n - 1 (off by one)", PC,
+      [("large = np.minimum(max_exact + large.astype(np.int64), n - 1)",
+        "large = np.minimum(max_exact + large.astype(np.int64), n)")],
+      [*CORE, REFERENCE, "tests/test_ch05_relative.py"]),
+    m("t5-zero-side", "T5: relative position 0 in the keys-after half", PC,
+      [("bucket = np.where(rel > 0, n, 0)", "bucket = np.where(rel >= 0, n, 0)")],
+      [*CORE, REFERENCE, "tests/test_ch05_relative.py"]),
+    m("t5-exact-count", "T5: one exact bucket too many (n // 2 + 1)", PC,
+      [("    max_exact = n // 2\n    max_distance = _check_int(",
+        "    max_exact = n // 2 + 1\n    max_distance = _check_int(")],
+      [*CORE, REFERENCE, "tests/test_ch05_relative.py"]),
+    m("t5-numpy-float32-log", "T5: numpy's float32 logarithm (the bug of "
+      "issue 16)", PC,
+      [("ratio = np.log(x.astype(np.float64)).astype(np.float32)",
+        "ratio = np.log(x)")],
+      [*CORE, REFERENCE, "tests/test_ch05_relative.py"]),
+    m("alibi-slope-off-by-one", "alibi_slopes: 2**(-8h/n) for h = 0..n-1",
+      PC, [("return 2.0 ** (-8.0 * np.arange(1, count + 1) / count)",
+            "return 2.0 ** (-8.0 * np.arange(0, count) / count)")],
+      [*CORE, f"{REFERENCE}::alibi", "tests/test_ch05_relative.py"]),
+    m("alibi-odd-heads", "alibi_slopes: the even-numbered extra slopes", PC,
+      [("extra = power_of_two(2 * p)[0::2][: n_heads - p]",
+        "extra = power_of_two(2 * p)[1::2][: n_heads - p]")],
+      [*CORE, f"{REFERENCE}::alibi", "tests/test_ch05_relative.py"]),
+    m("alibi-bias-sign", "alibi_bias rewards distance", PC,
+      [("minus_distance = 0.0 - np.abs(relative_positions(n))",
+        "minus_distance = 0.0 + np.abs(relative_positions(n))")],
+      [*CORE, "tests/test_ch05_relative.py"]),
+    # ------------------------------------------------ plotting functions
+    m("plot-ignores-base-ch06", "ch06 decay-bound figure ignores its base "
+      "slider", "posenc_plots/ch06_rope.py",
+      [("B = pc.rope_decay_bound(max_distance + 1, head_dim, base=base)",
+        "B = pc.rope_decay_bound(max_distance + 1, head_dim)")],
+      ["tests/test_ch06_rope.py"]),
+    m("plot-ignores-max-distance-ch05", "ch05 T5 figure ignores its "
+      "max_distance slider (beyond the x range)",
+      "posenc_plots/ch05_relative.py",
+      [("            r, bidirectional=bidirectional, num_buckets=num_buckets,\n"
+        "            max_distance=max_distance)",
+        "            r, bidirectional=bidirectional, num_buckets=num_buckets)")],
+      ["tests/test_ch05_relative.py"]),
+    m("plot-ignores-base-ch02", "ch02 explore_encoding ignores its base "
+      "slider", "posenc_plots/ch02_formula.py",
+      [("    P = pc.sinusoidal_encoding(N_POSITIONS, d_model, base=base)\n"
+        "    plot_encoding_heatmap(",
+        "    P = pc.sinusoidal_encoding(N_POSITIONS, d_model)\n"
+        "    plot_encoding_heatmap(")],
+      ["tests/test_ch02_formula.py"]),
+    # ---------------------------------------------------------- posenc.js
+    m("js-sin-cos-swapped", "posenc.js: sin and cos swapped", JS,
+      [("row[2 * i] = Math.sin(a);\n          row[2 * i + 1] = Math.cos(a);",
+        "row[2 * i] = Math.cos(a);\n          row[2 * i + 1] = Math.sin(a);")],
+      JS_TESTS),
+    m("js-rope-sign", "posenc.js: RoPE rotates clockwise", JS,
+      [("out[i1] = x1 * c - x2 * s;\n        out[i2] = x2 * c + x1 * s;",
+        "out[i1] = x1 * c + x2 * s;\n        out[i2] = x2 * c - x1 * s;")],
+      JS_TESTS),
+    m("js-t5-cap", "posenc.js: T5's last bucket off by one", JS,
+      [("return bucket + Math.min(large, n - 1);",
+        "return bucket + Math.min(large, n);")],
+      JS_TESTS),
+    m("js-t5-float64", "posenc.js: T5's logarithm in float64", JS,
+      [("var ratio = f32(Math.log(f32(f32(dist) / f32(maxExact))));",
+        "var ratio = Math.log(dist / maxExact);")],
+      JS_TESTS),
+    m("js-alibi-off-by-one", "posenc.js: ALiBi slopes for h = 0..n-1", JS,
+      [("for (var h = 1; h <= count; h++)", "for (var h = 0; h < count; h++)")],
+      JS_TESTS),
+    m("js-causal-transposed", "posenc.js: the causal mask transposed", JS,
+      [("if (causal && j > i) val = -Infinity;",
+        "if (causal && j < i) val = -Infinity;")],
+      JS_TESTS),
+    m("js-plot-ignores-base-ch06", "ch06_rope.js: the decay bound ignores "
+      "its base slider", "_assets/posenc/ch06_rope.js",
+      [("var B = core.rope_decay_bound(md + 1, headDim, { base: base });",
+        "var B = core.rope_decay_bound(md + 1, headDim, { base: 10000.0 });")],
+      [f"{BROWSER}::widget"]),
+]
+
+
+def is_browser(mutant):
+    return any(t.startswith(BROWSER) for t in mutant.tests)
+
+
+def snapshot(dest, worktree):
+    """A copy of the repository in ``dest``: HEAD, or the working tree."""
+    dest.mkdir(parents=True)
+    if worktree:
+        files = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others",
+             "--exclude-standard"], cwd=ROOT, check=True,
+            capture_output=True).stdout.decode().split("\0")
+        for name in filter(None, files):
+            src = ROOT / name
+            if src.is_file():
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / name)
+    else:
+        archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"],
+                                 cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout,
+                       check=True)
+    if (ROOT / "node_modules").is_dir():  # MathJax, axe-core for the build
+        (dest / "node_modules").symlink_to(ROOT / "node_modules")
+
+
+def apply(mutant, repo):
+    path = repo / mutant.path
+    text = original = path.read_text(encoding="utf-8")
+    for old, new in mutant.edits:
+        count = text.count(old)
+        if count != 1:
+            raise LookupError(
+                f"{mutant.name}: {old!r} occurs {count} times in "
+                f"{mutant.path} (the code changed: update the catalogue)")
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return original
+
+
+class Runner:
+    def __init__(self, repo, workdir, browser):
+        self.repo, self.workdir, self.browser = repo, workdir, browser
+        self.book = self.book_env = None
+        self.env = dict(os.environ, PYTHONPATH=str(repo),
+                        PYTHONDONTWRITEBYTECODE="1",
+                        POSENC_REQUIRE_BROWSER="1")
+        self.env.pop("POSENC_BOOK_HTML", None)
+
+    def pytest(self, target, env=None, basetemp=None):
+        """Run one test target with -x; return (status, failing test)."""
+        file, _, expr = target.partition("::")
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p",
+               "no:cacheprovider", "-p", "no:randomly", file]
+        if expr:
+            cmd += ["-k", expr]
+        if basetemp:
+            cmd += ["--basetemp", str(basetemp)]
+        done = subprocess.run(cmd, cwd=self.repo, env=env or self.env,
+                              capture_output=True, text=True)
+        failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, re.M)
+        status = {0: "pass", 1: "fail", 5: "no tests"}.get(
+            done.returncode, f"error {done.returncode}")
+        tail = done.stdout.strip().splitlines()[-1:] or [""]
+        return status, (failed[0] if failed else tail[0])
+
+    def build_book(self):
+        """Build the unmodified copy's book (through the browser tests'
+        fixture); later browser runs use it through POSENC_BOOK_HTML."""
+        base = self.workdir / "pytest-book"
+        status, info = self.pytest(f"{BROWSER}::core_agrees", basetemp=base)
+        html = next(base.glob("**/_build/html"), None)
+        if html is None:
+            raise RuntimeError(f"the book was not built: {status} {info}")
+        self.book = html
+        self.book_env = dict(self.env, POSENC_BOOK_HTML=str(html))
+
+    def env_for(self, mutant):
+        if not (is_browser(mutant) and mutant.path.startswith("_assets/")):
+            return self.env
+        # the built book, with the mutated script in its _static folder
+        book = self.workdir / "book-mutant"
+        shutil.rmtree(book, ignore_errors=True)
+        shutil.copytree(self.book, book, symlinks=True)
+        rel = Path(mutant.path).relative_to("_assets")
+        shutil.copy2(self.repo / mutant.path, book / "_static" / rel)
+        return dict(self.env, POSENC_BOOK_HTML=str(book))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--worktree", action="store_true",
+                        help="copy the working tree instead of HEAD")
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every mutant applies")
+    parser.add_argument("--out", default=str(ROOT / "tools/mutate-result.md"))
+    args = parser.parse_args(argv)
+    mutants = [mu for mu in MUTANTS if not args.only or mu.name in args.only]
+    if args.no_browser:
+        mutants = [mu for mu in mutants if not is_browser(mu)]
+    if args.list:
+        for mu in mutants:
+            print(f"{mu.name:32} {mu.what}")
+        return 0
+    start = time.time()
+    with tempfile.TemporaryDirectory(prefix="posenc-mutate-") as tmp:
+        workdir = Path(tmp)
+        repo = workdir / "repo"
+        snapshot(repo, args.worktree)
+        if args.check:
+            for mu in mutants:
+                original = apply(mu, repo)
+                (repo / mu.path).write_text(original, encoding="utf-8")
+            print(f"all {len(mutants)} mutants apply")
+            return 0
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+        runner = Runner(repo, workdir, not args.no_browser)
+        # Baseline: every target on the unmodified copy.
+        targets = sorted({t for mu in mutants for t in mu.tests})
+        baseline = {}
+        for target in targets:
+            if target.startswith(BROWSER):
+                continue
+            baseline[target] = runner.pytest(target)
+            print(f"baseline {target}: {baseline[target][0]}", flush=True)
+        if any(is_browser(mu) for mu in mutants):
+            runner.build_book()
+            for target in targets:
+                if target.startswith(BROWSER):
+                    baseline[target] = runner.pytest(target,
+                                                     env=runner.book_env)
+                    print(f"baseline {target}: {baseline[target][0]}",
+                          flush=True)
+        broken = {t for t, (s, _) in baseline.items() if s != "pass"}
+        rows = []
+        for mu in mutants:
+            original = apply(mu, repo)
+            try:
+                env = runner.env_for(mu)
+                caught = []
+                for target in mu.tests:
+                    if target in broken:
+                        continue
+                    status, info = runner.pytest(target, env=env)
+                    if status != "pass":
+                        caught.append((target, status, info))
+            finally:
+                (repo / mu.path).write_text(original, encoding="utf-8")
+            rows.append((mu, caught))
+            verdict = "caught" if caught else "SURVIVED"
+            print(f"{mu.name}: {verdict} "
+                  f"({len(caught)}/{len(mu.tests)} test targets)", flush=True)
+    lines = [
+        f"# Mutation run: {sum(bool(c) for _, c in rows)} of {len(rows)} "
+        "planted bugs caught",
+        "",
+        f"`tools/mutate.py`, commit {commit} "
+        f"({'working tree' if args.worktree else 'HEAD'}), "
+        f"{time.strftime('%Y-%m-%d')}, {(time.time() - start) / 60:.0f} min. "
+        "A target is a test file (or `file::-k expression`) run with `-x`; "
+        "the first failing test is shown.",
+        "",
+    ]
+    if broken:
+        lines += ["Targets failing before any mutation (not counted): "
+                  + ", ".join(f"`{t}` ({baseline[t][1]})" for t in sorted(broken)),
+                  ""]
+    lines += ["| bug | file | caught by (targets failing / run) | first failure |",
+              "|---|---|---|---|"]
+    for mu, caught in rows:
+        ran = len([t for t in mu.tests if t not in broken])
+        first = caught[0][2] if caught else "**survived**"
+        names = ", ".join(f"`{Path(t.split('::')[0]).stem}`" for t, _, _ in caught)
+        lines.append(f"| {mu.what} (`{mu.name}`) | `{mu.path}` | "
+                     f"{len(caught)}/{ran} {names} | `{first}` |")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    if args.out:
+        Path(args.out).write_text(report, encoding="utf-8")
+    return 0 if all(c for _, c in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
