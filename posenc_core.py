@@ -1024,8 +1024,10 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
                            max_exact, scale)
         if (lo >= first or table[0] == n - 1) and (
                 hi <= last or not bidirectional or table[-1] == 2 * n - 1):
-            out = np.take(table, np.subtract(rel, first, dtype=np.int64),
-                          mode="clip")
+            index = np.subtract(rel.reshape(-1), first, dtype=np.int64)
+            if lo < first or hi > last:  # (np.take's mode="clip" is slow)
+                np.clip(index, 0, last - first, out=index)
+            out = table.take(index).reshape(rel.shape)
     if out is None:
         out = _t5_bucket(rel, bidirectional, n, max_exact, scale)
     return out[()] if out.ndim == 0 else out
