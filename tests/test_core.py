@@ -375,6 +375,51 @@ def test_t5_buckets_known_values():
     assert out.shape == (2, 3) and out.dtype == np.int64
 
 
+def _t5_one_by_one(rel, bidirectional=True, num_buckets=32,
+                   max_distance=128):
+    """T5's formula in float32, one value at a time (Python loop)."""
+    f32, out = np.float32, []
+    n = num_buckets // 2 if bidirectional else num_buckets
+    e = n // 2
+    scale = f32(math.log(max_distance / e))
+    for r in np.ravel(rel).tolist():
+        side = n if bidirectional and r > 0 else 0
+        dist = abs(r) if bidirectional else max(-r, 0)
+        if dist < e:
+            out.append(side + dist)
+            continue
+        ratio = f32(math.log(f32(dist) / f32(e)))
+        out.append(side + min(e + int(ratio / scale * f32(n - e)), n - 1))
+    return np.array(out).reshape(np.shape(rel))
+
+
+@pytest.mark.parametrize("bidirectional, num_buckets, max_distance", [
+    (True, 32, 128), (False, 32, 128), (True, 7, 3), (False, 301, 10**6),
+    (True, 64, 10**15),
+    # f32(2**25 + 1) = 2**25: max_distance is still in bucket 2**25, not in
+    # the last one, so no table can be clipped at max_distance
+    (False, 2**26, 2**25 + 1),
+])
+def test_t5_buckets_are_the_formula_value_by_value(bidirectional, num_buckets,
+                                                    max_distance):
+    """The vectorised lookup (a table of the buckets up to max_distance)
+    gives what the formula gives value by value, whatever the input range
+    and shape."""
+    rng = np.random.default_rng(num_buckets)
+    kw = dict(bidirectional=bidirectional, num_buckets=num_buckets,
+              max_distance=max_distance)
+    for rel in (rng.integers(-300, 300, size=(5, 40)),
+                rng.integers(-3 * max_distance, 3 * max_distance, size=500),
+                rng.integers(-2**53, 2**53, size=50),
+                np.array([-max_distance - 1, -max_distance, -max_distance + 1,
+                          max_distance, 0, -(2**53), 2**53]),
+                np.arange(-1000, 1000, dtype=np.int32),
+                np.array(-77)):
+        np.testing.assert_array_equal(
+            pc.t5_relative_position_bucket(rel, **kw),
+            _t5_one_by_one(rel, **kw), err_msg=str(kw))
+
+
 def test_t5_buckets_monotone_in_distance():
     d = np.arange(0, 400)
     for bidirectional in (True, False):
