@@ -6,13 +6,19 @@ whose plotting functions take an ``ax=None`` and return the figure, and
 whose interactive figures are described by :class:`Interactive` objects
 listed in the module's ``INTERACTIVE`` tuple. Tests sweep every slider of
 every ``Interactive`` over its whole range, and the benchmark times them.
+
+In Jupyter, :func:`show` builds an interactive figure once and, when a
+slider moves, rewrites its artists (:class:`Live`) and repaints only what
+changed (``posenc_plots._live``).
 """
 
 import importlib
 import pkgutil
 from dataclasses import dataclass
 
-__all__ = ["Slider", "Interactive", "show", "all_interactive"]
+from posenc_plots._live import Live
+
+__all__ = ["Slider", "Interactive", "Live", "show", "all_interactive"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,9 @@ class Slider:
     ``log=True`` makes a slider whose steps are powers of ten between
     ``min`` and ``max`` (``step`` is then in decades), as for ``base``.
     Integer sliders have integer ``min``, ``max``, ``step`` and ``value``.
+    ``continuous=True``: in Jupyter the figure follows the slider while it
+    is dragged (``continuous_update``), for sliders whose update takes at
+    most 50 ms (``benchmarks/run.py``); otherwise it redraws on release.
     """
 
     name: str
@@ -31,6 +40,7 @@ class Slider:
     value: float
     label: str = ""
     log: bool = False
+    continuous: bool = False
 
     def __post_init__(self):
         if not self.min <= self.value <= self.max or self.step <= 0:
@@ -58,12 +68,20 @@ class Slider:
 
 @dataclass(frozen=True)
 class Interactive:
-    """A figure with sliders: ``plot(**{s.name: value}, ax=None)``."""
+    """A figure with sliders: ``plot(**{s.name: value}, ax=None)``.
+
+    ``live``, if given, builds the figure once without drawing any values
+    and returns a :class:`Live` whose ``update(**values)`` draws them (so
+    ``live().update(**values)`` is the figure ``plot(**values)`` returns);
+    :func:`show` uses it to answer a slider by rewriting artists instead of
+    building a new figure.
+    """
 
     name: str
     plot: object
     sliders: tuple
     caption: str = ""
+    live: object = None
 
     def defaults(self):
         return {
@@ -74,38 +92,84 @@ class Interactive:
 def show(figure):
     """Display ``figure`` with ipywidgets sliders (in Jupyter, with a kernel).
 
-    Returns the ``ipywidgets.interactive`` object, which Jupyter displays.
-    The figure is redrawn when a slider is released, not at every step of a
-    drag: a redraw takes matplotlib 0.1-0.7 s (benchmarks/README.md), so
-    redrawing at every step would queue up seconds of stale figures. (The
-    in-page figures of the HTML book redraw at every step, in a few ms.)
+    Returns the ``ipywidgets.interactive`` box: the sliders, then the image
+    (an ``ipywidgets.Image``), then an output area for errors. The figure
+    is built once (``figure.live``); a slider update rewrites its artists
+    and sends a PNG repainted where it changed, cropped to the tight
+    bounding box as IPython's inline backend crops it
+    (``benchmarks/README.md`` times it). Sliders marked ``continuous``
+    update while dragged, the others when released. Without ``live``, each
+    update builds the figure again with ``figure.plot``.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
 
     controls = {}
     for s in figure.sliders:
         label = s.label or s.name
-        style = {"description_width": "initial"}
+        common = {"description": label, "step": s.step,
+                  "style": {"description_width": "initial"},
+                  "continuous_update": s.continuous}
         if s.log:
             controls[s.name] = w.FloatLogSlider(
-                value=10.0**s.value, base=10, min=s.min, max=s.max,
-                step=s.step, description=label, style=style,
-                continuous_update=False)
+                value=10.0**s.value, base=10, min=s.min, max=s.max, **common)
         elif s.is_int:
             controls[s.name] = w.IntSlider(
-                value=s.value, min=s.min, max=s.max, step=s.step,
-                description=label, style=style, continuous_update=False)
+                value=s.value, min=s.min, max=s.max, **common)
         else:
             controls[s.name] = w.FloatSlider(
-                value=s.value, min=s.min, max=s.max, step=s.step,
-                description=label, style=style, continuous_update=False)
+                value=s.value, min=s.min, max=s.max, **common)
+
+    live = new_live(figure)
+    image = w.Image(format="png")
 
     def update(**kwargs):
-        figure.plot(**kwargs)
-        plt.show()
+        live.update(**kwargs)
+        image.value = live.png()
 
-    return w.interactive(update, **controls)
+    box = w.interactive(update, clear_output=False, **controls)
+    *sliders, out = box.children
+    box.children = (*sliders, image, out)
+    box.live = live  # the figure behind the image (tests, notebooks)
+    return box
+
+
+def new_live(figure):
+    """A :class:`Live` for ``figure`` (an :class:`Interactive`), not drawn.
+
+    Closed in pyplot, so that Jupyter's inline backend does not show it a
+    second time at the end of the cell.
+    """
+    import matplotlib.pyplot as plt
+
+    if figure.live is None:
+        return _Rebuild(figure.plot)
+    live = figure.live()
+    plt.close(live.figure)
+    return live
+
+
+class _Rebuild:
+    """A Live-like fallback: build the figure again at every update."""
+
+    def __init__(self, plot):
+        self.plot, self.figure = plot, None
+
+    def update(self, **values):
+        import matplotlib.pyplot as plt
+
+        if self.figure is not None:
+            plt.close(self.figure)
+        self.figure = self.plot(**values)
+        if self.figure is not None:
+            plt.close(self.figure)
+        return self.figure
+
+    def png(self):
+        from IPython.core.pylabtools import print_figure
+
+        if self.figure is None:
+            return b""
+        return print_figure(self.figure, "png", bbox_inches="tight")
 
 
 def all_interactive():

@@ -9,7 +9,8 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
+from posenc_plots._live import set_image
 
 __all__ = [
     "plot_encoding_heatmap",
@@ -17,12 +18,37 @@ __all__ = [
     "plot_vector",
     "wave_dimensions",
     "explore_encoding",
+    "live_encoding",
     "EXPLORE_ENCODING",
     "INTERACTIVE",
 ]
 
 #: Number of positions shown by :func:`explore_encoding`.
 N_POSITIONS = 100
+
+
+class _Heatmap:
+    """The artists of :func:`plot_encoding_heatmap`, to draw data into."""
+
+    def __init__(self, ax, pos_line):
+        self.ax = ax
+        self.image = ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", vmin=-1.0,
+                               vmax=1.0, aspect="auto",
+                               interpolation="nearest")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("dimension")
+        ax.set_ylabel("position")
+        self.line = (ax.axhline(0, color="black", linewidth=1) if pos_line
+                     else None)
+        ax.figure.colorbar(self.image, ax=ax, shrink=0.9)
+
+    def update(self, P, title="", pos=None):
+        set_image(self.image, P)
+        if title:
+            self.ax.set_title(title, fontsize="medium")
+        if self.line is not None:
+            self.line.set_ydata([pos, pos])
+        return self.ax.figure
 
 
 def plot_encoding_heatmap(P, *, title="", pos=None, ax=None):
@@ -37,18 +63,52 @@ def plot_encoding_heatmap(P, *, title="", pos=None, ax=None):
     """
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 4))
-    P = np.asarray(P)
-    image = ax.imshow(P, cmap="RdBu_r", vmin=-1.0, vmax=1.0, aspect="auto",
-                      interpolation="nearest")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("dimension")
-    ax.set_ylabel("position")
-    if title:
-        ax.set_title(title, fontsize="medium")
-    if pos is not None:
-        ax.axhline(pos, color="black", linewidth=1)
-    ax.figure.colorbar(image, ax=ax, shrink=0.9)
-    return ax.figure
+    return _Heatmap(ax, pos is not None).update(np.asarray(P), title, pos)
+
+
+class _Waves:
+    """The artists of :func:`plot_waves`; lines are remade when the
+    columns change, otherwise moved."""
+
+    def __init__(self, ax):
+        self.ax, self.key, self.curves, self.dots = ax, None, [], []
+        self.line = None
+        ax.set_xlabel("position")
+        ax.set_ylabel("value")
+        ax.set_ylim(-1.1, 1.6)
+
+    def update(self, positions, P, dims, pos=None, points=None):
+        ax = self.ax
+        P = np.asarray(P)
+        key = (tuple(dims), points is None, pos is None)
+        if key != self.key:  # new set of lines: remake them all, in order
+            self.key = key
+            for line in list(ax.lines):
+                line.remove()
+            ax.set_prop_cycle(None)  # colours from C0 again
+            self.curves, self.dots = [], []
+            for dim in dims:
+                (line,) = ax.plot(positions, P[:, dim], label=f"dim {dim}")
+                self.curves.append(line)
+                if points is not None:
+                    self.dots.append(ax.plot(
+                        points[0], np.asarray(points[1])[:, dim], "o",
+                        markersize=2.5, color=line.get_color())[0])
+            self.line = (ax.axvline(0, color="black", linewidth=1)
+                         if pos is not None else None)
+            ax.relim()
+            ax.legend(fontsize="small", loc="upper center", ncol=4,
+                      handlelength=1.5, columnspacing=1.0)
+        else:
+            for line, dim in zip(self.curves, dims, strict=True):
+                line.set_data(positions, P[:, dim])
+            for line, dim in zip(self.dots, dims if self.dots else (),
+                                 strict=True):
+                line.set_data(points[0], np.asarray(points[1])[:, dim])
+            ax.relim()
+        if self.line is not None:
+            self.line.set_xdata([pos, pos])
+        return ax.figure
 
 
 def plot_waves(positions, P, dims, *, pos=None, points=None, ax=None):
@@ -70,20 +130,37 @@ def plot_waves(positions, P, dims, *, pos=None, points=None, ax=None):
     """
     if ax is None:
         fig, ax = plt.subplots(figsize=(7, 3))
-    P = np.asarray(P)
-    for dim in dims:
-        (line,) = ax.plot(positions, P[:, dim], label=f"dim {dim}")
-        if points is not None:
-            ax.plot(points[0], np.asarray(points[1])[:, dim], "o",
-                    markersize=2.5, color=line.get_color())
-    if pos is not None:
-        ax.axvline(pos, color="black", linewidth=1)
-    ax.set_xlabel("position")
-    ax.set_ylabel("value")
-    ax.set_ylim(-1.1, 1.6)
-    ax.legend(fontsize="small", loc="upper center", ncol=4,
-              handlelength=1.5, columnspacing=1.0)
-    return ax.figure
+    return _Waves(ax).update(positions, P, dims, pos=pos, points=points)
+
+
+class _Vector:
+    """The artists of :func:`plot_vector`, to draw a vector into."""
+
+    def __init__(self, ax):
+        self.ax = ax
+        self.stems = ax.vlines([], 0.0, [], color="gray", linewidth=1)
+        (self.sin,) = ax.plot([], [], "o", markersize=3, label="sin (even)")
+        (self.cos,) = ax.plot([], [], "s", markersize=3, label="cos (odd)")
+        ax.axhline(0.0, color="black", linewidth=0.5)
+        ax.set_ylim(-1.1, 1.6)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("dimension")
+        ax.set_ylabel("value")
+        ax.legend(fontsize="small", loc="upper center", ncol=2)
+
+    def update(self, vector, title=""):
+        vector = np.asarray(vector)
+        dims = np.arange(vector.size)
+        self.stems.set_segments(np.stack(
+            [np.stack([dims, np.zeros(dims.size)], 1),
+             np.stack([dims, vector], 1)], 1))
+        self.sin.set_data(dims[0::2], vector[0::2])
+        self.cos.set_data(dims[1::2], vector[1::2])
+        if title:
+            self.ax.set_title(title, fontsize="medium")
+        self.ax.relim()
+        self.ax.autoscale_view()
+        return self.ax.figure
 
 
 def plot_vector(vector, *, title="", ax=None):
@@ -95,20 +172,7 @@ def plot_vector(vector, *, title="", ax=None):
     """
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 2.5))
-    vector = np.asarray(vector)
-    dims = np.arange(vector.size)
-    ax.vlines(dims, 0.0, vector, color="gray", linewidth=1)
-    ax.plot(dims[0::2], vector[0::2], "o", markersize=3, label="sin (even)")
-    ax.plot(dims[1::2], vector[1::2], "s", markersize=3, label="cos (odd)")
-    ax.axhline(0.0, color="black", linewidth=0.5)
-    ax.set_ylim(-1.1, 1.6)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("dimension")
-    ax.set_ylabel("value")
-    if title:
-        ax.set_title(title, fontsize="medium")
-    ax.legend(fontsize="small", loc="upper center", ncol=2)
-    return ax.figure
+    return _Vector(ax).update(vector, title=title)
 
 
 def wave_dimensions(d_model):
@@ -133,18 +197,37 @@ def explore_encoding(d_model=64, base=10000.0, pos=20, *, ax=None):
     ----------
     ax : sequence of three Axes, optional
     """
-    d_model, pos = int(d_model), int(pos)
+    return live_encoding(ax).update(d_model=d_model, base=base, pos=pos)
+
+
+def live_encoding(ax=None):
+    """:func:`explore_encoding`'s figure, built once; ``update`` draws.
+
+    Returns a :class:`posenc_plots.Live`; ``update(d_model=, base=, pos=)``
+    redraws the panels for new values (moving ``pos`` only moves two lines
+    and the vector).
+    """
     if ax is None:
         fig, ax = plt.subplots(1, 3, figsize=(13, 3.6),
                                constrained_layout=True)
-    P = pc.sinusoidal_encoding(N_POSITIONS, d_model, base=base)
-    plot_encoding_heatmap(P, pos=pos, ax=ax[0],
-                          title=f"d_model = {d_model}, base = {base:.3g}")
+    heat, waves, vector = _Heatmap(ax[0], True), _Waves(ax[1]), _Vector(ax[2])
     fine = np.linspace(0.0, N_POSITIONS - 1, 397)
-    plot_waves(fine, pc.sinusoidal_encoding(fine, d_model, base=base),
-               wave_dimensions(d_model), pos=pos, ax=ax[1])
-    plot_vector(P[pos], ax=ax[2], title=f"PE({pos})")
-    return ax[0].figure
+    cache = {}
+
+    def update(d_model=64, base=10000.0, pos=20):
+        d_model, pos = int(d_model), int(pos)
+        if cache.get("key") != (d_model, base):
+            cache["key"] = (d_model, base)
+            cache["P"] = pc.sinusoidal_encoding(N_POSITIONS, d_model,
+                                                base=base)
+            cache["fine"] = pc.sinusoidal_encoding(fine, d_model, base=base)
+        P = cache["P"]
+        heat.update(P, pos=pos,
+                    title=f"d_model = {d_model}, base = {base:.3g}")
+        waves.update(fine, cache["fine"], wave_dimensions(d_model), pos=pos)
+        vector.update(P[pos], title=f"PE({pos})")
+
+    return Live(ax[0].figure, update)
 
 
 EXPLORE_ENCODING = Interactive(
@@ -157,6 +240,7 @@ EXPLORE_ENCODING = Interactive(
     ),
     caption=("The encoding matrix, a few of its columns as waves, and the "
              "encoding vector of one position."),
+    live=live_encoding,
 )
 
 INTERACTIVE = (EXPLORE_ENCODING,)
