@@ -33,6 +33,7 @@ import zlib
 import matplotlib as mpl
 import numpy as np
 from matplotlib import image as mimage
+from matplotlib import ticker as mticker
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.transforms import Bbox
 
@@ -127,10 +128,12 @@ def _text_sig(text):
 
 def _axis_sig(axis):
     """What the ticks, tick labels and label of an Axis depend on."""
-    def state(obj):
-        locs = getattr(obj, "locs", None)
-        return (id(obj), None if locs is None else tuple(np.ravel(locs)),
-                tuple(getattr(obj, "seq", ()) or ()))
+    def state(obj):  # fixed ticks and labels can be changed in place
+        if isinstance(obj, mticker.FixedLocator):
+            return (id(obj), tuple(np.ravel(obj.locs)))
+        if isinstance(obj, mticker.FixedFormatter):
+            return (id(obj), tuple(obj.seq))
+        return id(obj)
 
     return (tuple(axis.axes.bbox.bounds), tuple(axis.get_view_interval()),
             axis.get_scale(), axis.get_visible(),

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
 
 __all__ = [
     "plot_waves",
@@ -17,6 +17,8 @@ __all__ = [
     "plot_wavelengths_by_base",
     "plot_distance_matrix",
     "plot_distance_profile",
+    "live_wavelengths",
+    "live_distance_profile",
     "WAVELENGTHS",
     "DISTANCE",
     "INTERACTIVE",
@@ -73,27 +75,48 @@ def plot_wavelengths(*, d_model=512, base=10000.0, seq_len=512, ax=None):
     a second colour (they never complete a cycle within ``seq_len``
     positions).
     """
+    return live_wavelengths(ax).update(d_model=d_model, base=base,
+                                       seq_len=seq_len)
+
+
+def live_wavelengths(ax=None):
+    """:func:`plot_wavelengths`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _axes(ax, (8, 3.6))
-    lam = pc.wavelengths(d_model, base=base)
-    i = np.arange(lam.size)
-    ax.plot(i, lam, color="0.6", lw=1, zorder=1)
-    slow = lam > seq_len
-    ax.scatter(i[~slow], lam[~slow], s=10, color="C0", zorder=2,
-               label=f"wavelength <= {seq_len:g} ({int((~slow).sum())} pairs)")
-    ax.scatter(i[slow], lam[slow], s=10, color="C1", zorder=2,
-               label=f"wavelength > {seq_len:g} ({int(slow.sum())} pairs)")
+    (curve,) = ax.plot([], [], color="0.6", lw=1, zorder=1)
+    fast = ax.scatter([], [], s=10, color="C0", zorder=2, label=" ")
+    slow = ax.scatter([], [], s=10, color="C1", zorder=2, label=" ")
     ax.axhline(2 * np.pi, color="k", ls="--", lw=0.8)
-    ax.axhline(2 * np.pi * base, color="C3", ls="--", lw=0.8,
-               label=r"$2\pi\cdot$base (never reached)")
-    ax.axhline(seq_len, color="k", ls=":", lw=0.8)
+    bound = ax.axhline(1.0, color="C3", ls="--", lw=0.8,
+                       label=r"$2\pi\cdot$base (never reached)")
+    seq = ax.axhline(1.0, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
     ax.set_xlabel("pair index i")
     ax.set_ylabel(r"wavelength $\lambda_i$ (positions)")
-    ax.set_title(
-        f"d_model={d_model}, base={_fmt(base)}: "
-        f"longest wavelength {lam[-1]:,.1f}")
-    ax.legend(loc="upper left", fontsize="small")
-    return fig
+    legend = ax.legend(loc="upper left", fontsize="small")
+
+    def update(d_model=512, base=10000.0, seq_len=512):
+        lam = pc.wavelengths(d_model, base=base)
+        i = np.arange(lam.size)
+        curve.set_data(i, lam)
+        is_slow = lam > seq_len
+        fast.set_offsets(np.column_stack([i[~is_slow], lam[~is_slow]]))
+        slow.set_offsets(np.column_stack([i[is_slow], lam[is_slow]]))
+        labels = (
+            f"wavelength <= {seq_len:g} ({int((~is_slow).sum())} pairs)",
+            f"wavelength > {seq_len:g} ({int(is_slow.sum())} pairs)")
+        for artist, text, label in zip((fast, slow), legend.get_texts(),
+                                       labels, strict=False):
+            artist.set_label(label)
+            text.set_text(label)
+        bound.set_ydata([2 * np.pi * base] * 2)
+        seq.set_ydata([seq_len] * 2)
+        ax.set_title(
+            f"d_model={d_model}, base={_fmt(base)}: "
+            f"longest wavelength {lam[-1]:,.1f}")
+        ax.relim()
+        ax.autoscale_view()
+
+    return Live(fig, update)
 
 
 def plot_wavelengths_by_base(*, bases=(100.0, 10000.0, 1000000.0),
@@ -133,8 +156,8 @@ def plot_distance_matrix(*, n_positions=128, d_model=512, base=10000.0,
     D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * P @ P.T, 0.0))
     im = ax.imshow(D, cmap="viridis", origin="upper")
     fig.colorbar(im, ax=ax, label="distance")
-    ax.set_xlabel("position q")
-    ax.set_ylabel("position p")
+    ax.set_xlabel("position pos + Δ")
+    ax.set_ylabel("position pos")
     ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
     return fig
 
@@ -151,23 +174,47 @@ def plot_distance_profile(*, d_model=512, base=10000.0, n_positions=1000,
     (:math:`\Delta = 1`) and a red dot the nearest position
     :math:`\Delta \ge 1`.
     """
+    return live_distance_profile(ax, n_positions=n_positions).update(
+        d_model=d_model, base=base)
+
+
+def live_distance_profile(ax=None, *, n_positions=1000):
+    """:func:`plot_distance_profile`, built once (``update(d_model, base)``).
+
+    Returns a :class:`posenc_plots.Live`.
+    """
     fig, ax = _axes(ax, (8, 3.2))
-    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
-    dist = np.linalg.norm(P - P[0], axis=1)
     k = np.arange(n_positions)
-    ax.plot(k, dist, lw=0.8)
+    (curve,) = ax.plot([], [], lw=0.8)
     if n_positions > 1:
-        ax.axhline(dist[1], color="k", ls="--", lw=0.8,
-                   label=f"neighbour distance {dist[1]:.3f}")
-        nearest = 1 + int(np.argmin(dist[1:]))
-        ax.plot([nearest], [dist[nearest]], "o", color="C3",
-                label=f"nearest: Δ={nearest}, distance {dist[nearest]:.3f}")
-        ax.legend(loc="lower right", fontsize="small")
+        neighbour = ax.axhline(0.0, color="k", ls="--", lw=0.8, label=" ")
+        (point,) = ax.plot([], [], "o", color="C3", label=" ")
+        legend = ax.legend(loc="lower right", fontsize="small")
     ax.set_xlabel(r"shift $\Delta$")
     ax.set_ylabel(r"$\Vert PE(\Delta) - PE(0) \Vert$")
-    ax.set_ylim(bottom=0)
-    ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
-    return fig
+
+    def update(d_model=512, base=10000.0):
+        P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+        dist = np.linalg.norm(P - P[0], axis=1)
+        curve.set_data(k, dist)
+        if n_positions > 1:
+            nearest = 1 + int(np.argmin(dist[1:]))
+            neighbour.set_ydata([dist[1]] * 2)
+            point.set_data([nearest], [dist[nearest]])
+            labels = (f"neighbour distance {dist[1]:.3f}",
+                      f"nearest: Δ={nearest}, distance {dist[nearest]:.3f}")
+            for artist, text, label in zip((neighbour, point),
+                                           legend.get_texts(), labels,
+                                           strict=True):
+                artist.set_label(label)
+                text.set_text(label)
+        ax.set_autoscaley_on(True)
+        ax.relim()
+        ax.autoscale_view()
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
+
+    return Live(fig, update)
 
 
 WAVELENGTHS = Interactive(
@@ -180,11 +227,13 @@ WAVELENGTHS = Interactive(
     ),
     caption="Wavelength of each sin/cos pair; pairs longer than the "
             "sequence are drawn in orange.",
+    live=live_wavelengths,
 )
 
 DISTANCE = Interactive(
     name="ch03_distance",
     plot=plot_distance_profile,
+    live=live_distance_profile,
     sliders=(
         Slider("d_model", 2, 512, 2, 64, label="d_model"),
         Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
