@@ -113,8 +113,8 @@ def plot_position(*, pos=13, n_bits=8, d_model=16, base=10000.0, ax=None):
     written = "".join(str(b) for b in bits[::-1])
     title = f"pos={pos}: bits {written} (written most significant first)"
     if shown != pos:
-        title = (f"pos={pos} overflows {n_bits} bits:\n"
-                 f"the counter shows {shown} = {written}")
+        title = (f"pos={pos}: the {n_bits}-bit counter rolls over\n"
+                 f"and shows {shown} = {written}")
     ax_b.set_title(title, fontsize="medium")
     colors = np.where(np.arange(d_model) % 2 == 0, "C0", "C1")
     ax_p.bar(np.arange(d_model), row, color=colors)

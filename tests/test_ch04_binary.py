@@ -60,7 +60,7 @@ def test_position_bars():
     np.testing.assert_allclose(values,
                                pc.sinusoidal_encoding([13], 8, base=100.0)[0])
     assert "001101" in ax_b.get_title()
-    assert "overflow" not in ax_b.get_title()
+    assert "rolls over" not in ax_b.get_title()
 
 
 def test_position_overflow():
@@ -68,7 +68,7 @@ def test_position_overflow():
     ax_b, ax_p = fig.axes
     heights = [p.get_height() for p in ax_b.patches]
     np.testing.assert_array_equal(heights, pc.binary_encoding([5], 4)[0])
-    assert "overflows" in ax_b.get_title() and "shows 5" in ax_b.get_title()
+    assert "rolls over" in ax_b.get_title() and "shows 5" in ax_b.get_title()
     values = [p.get_height() for p in ax_p.patches]
     np.testing.assert_allclose(values, pc.sinusoidal_encoding([21], 4)[0])
 

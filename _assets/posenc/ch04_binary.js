@@ -19,7 +19,7 @@
       var written = bits.slice().reverse().join("");
       var title = "pos=" + pos + ": bits " + written + " (written most significant first)";
       if (shown !== pos) {
-        title = "pos=" + pos + " overflows " + nBits + " bits:\nthe counter shows " +
+        title = "pos=" + pos + ": the " + nBits + "-bit counter rolls over\nand shows " +
           shown + " = " + written;
       }
       axB.set_title(title);
