@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
 
 __all__ = [
     "TICKET_WORDS",
@@ -22,6 +22,7 @@ __all__ = [
     "plot_encoding_vs_order",
     "plot_order_heatmaps",
     "attention_with_position",
+    "live_attention",
     "ATTENTION_WITH_POSITION",
     "INTERACTIVE",
 ]
@@ -175,29 +176,49 @@ def plot_order_heatmaps(A_first, A_second, words=TICKET_WORDS, *, ax=None):
         Attention weights, both indexed by word (see :func:`ticket_weights`).
     ax : sequence of three Axes, optional
     """
-    if ax is None:
-        fig, ax = plt.subplots(1, 3, figsize=(11, 4),
-                               constrained_layout=True)
-    A_first, A_second = np.asarray(A_first), np.asarray(A_second)
-    diff = np.abs(A_first - A_second)
-    panels = (
-        (A_first, "Shenyang to Guangzhou", "viridis", 1.0),
-        (A_second, "Guangzhou to Shenyang", "viridis", 1.0),
-        (diff, f"|difference|, max {diff.max():.2f}", "magma", 0.5),
-    )
-    ticks = np.arange(len(words))
-    for axis, (data, title, cmap, vmax) in zip(ax, panels, strict=True):
-        axis.imshow(data, cmap=cmap, vmin=0.0, vmax=vmax)
-        axis.set_xticks(ticks, words, rotation=45, ha="right")
-        axis.set_yticks(ticks, words)
-        axis.set_xlabel("key word")
-        axis.set_title(title, fontsize="medium")
-        for (r, c), value in np.ndenumerate(data):
-            axis.text(c, r, f"{value:.2f}", ha="center", va="center",
-                      fontsize="x-small",
-                      color="black" if value > 0.6 * vmax else "white")
-    ax[0].set_ylabel("query word")
-    return ax[0].figure
+    return _OrderHeatmaps(words, ax).update(A_first, A_second)
+
+
+class _OrderHeatmaps:
+    """The artists of :func:`plot_order_heatmaps`, to draw weights into."""
+
+    _STYLE = (("viridis", 1.0), ("viridis", 1.0), ("magma", 0.5))
+
+    def __init__(self, words, ax=None):
+        if ax is None:
+            fig, ax = plt.subplots(1, 3, figsize=(11, 4),
+                                   constrained_layout=True)
+        self.ax, n = ax, len(words)
+        ticks = np.arange(n)
+        self.images, self.texts = [], []
+        for axis, (cmap, vmax) in zip(ax, self._STYLE, strict=True):
+            self.images.append(axis.imshow(np.zeros((n, n)), cmap=cmap,
+                                           vmin=0.0, vmax=vmax))
+            axis.set_xticks(ticks, words, rotation=45, ha="right")
+            axis.set_yticks(ticks, words)
+            axis.set_xlabel("key word")
+            self.texts.append([
+                axis.text(c, r, "", ha="center", va="center",
+                          fontsize="x-small")
+                for r, c in np.ndindex(n, n)])
+        ax[0].set_ylabel("query word")
+
+    def update(self, A_first, A_second):
+        A_first, A_second = np.asarray(A_first), np.asarray(A_second)
+        diff = np.abs(A_first - A_second)
+        panels = (
+            (A_first, "Shenyang to Guangzhou", "viridis", 1.0),
+            (A_second, "Guangzhou to Shenyang", "viridis", 1.0),
+            (diff, f"|difference|, max {diff.max():.2f}", "magma", 0.5),
+        )
+        for axis, image, texts, (data, title, _, vmax) in zip(
+                self.ax, self.images, self.texts, panels, strict=True):
+            image.set_data(data)
+            axis.set_title(title, fontsize="medium")
+            for text, value in zip(texts, data.ravel(), strict=True):
+                text.set_text(f"{value:.2f}")
+                text.set_color("black" if value > 0.6 * vmax else "white")
+        return self.ax[0].figure
 
 
 def attention_with_position(amplitude=1.0, d_model=16, *, ax=None):
@@ -206,11 +227,23 @@ def attention_with_position(amplitude=1.0, d_model=16, *, ax=None):
     At ``amplitude = 0`` (no position information) the two phrases give the
     same weights word by word and the difference is zero.
     """
-    A_first, A_second = ticket_weights(amplitude, int(d_model))
-    fig = plot_order_heatmaps(A_first, A_second, ax=ax)
-    fig.suptitle(f"amplitude of the position encoding = {amplitude:g}, "
-                 f"d_model = {int(d_model)}", fontsize="medium")
-    return fig
+    return live_attention(ax).update(amplitude=amplitude, d_model=d_model)
+
+
+def live_attention(ax=None):
+    """:func:`attention_with_position`, built once: a
+    :class:`posenc_plots.Live` whose ``update(amplitude, d_model)`` draws."""
+    heatmaps = _OrderHeatmaps(TICKET_WORDS, ax)
+    fig = heatmaps.ax[0].figure
+    # the layout places the suptitle once; later updates change its text
+    suptitle = fig.suptitle(" ", fontsize="medium")
+
+    def update(amplitude=1.0, d_model=16):
+        heatmaps.update(*ticket_weights(amplitude, int(d_model)))
+        suptitle.set_text(f"amplitude of the position encoding = "
+                          f"{amplitude:g}, d_model = {int(d_model)}")
+
+    return Live(fig, update)
 
 
 ATTENTION_WITH_POSITION = Interactive(
@@ -223,6 +256,7 @@ ATTENTION_WITH_POSITION = Interactive(
     ),
     caption=("Attention weights of the two phrases, indexed by word. "
              "With amplitude 0 they are equal; position makes them differ."),
+    live=live_attention,
 )
 
 INTERACTIVE = (ATTENTION_WITH_POSITION,)

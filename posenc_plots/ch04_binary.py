@@ -10,12 +10,13 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
 
 __all__ = [
     "plot_counter_and_encoding",
     "plot_bit_waves",
     "plot_position",
+    "live_position",
     "plot_neighbour_steps",
     "POSITION",
     "INTERACTIVE",
@@ -101,32 +102,52 @@ def plot_position(*, pos=13, n_bits=8, d_model=16, base=10000.0, ax=None):
     ``posenc_core.binary_encoding`` for that value; right bars: the row of
     ``posenc_core.sinusoidal_encoding`` for ``pos``.
     """
+    return live_position(ax, base=base).update(pos=pos, n_bits=n_bits,
+                                               d_model=d_model)
+
+
+def live_position(ax=None, *, base=10000.0):
+    """:func:`plot_position`, built once: a :class:`posenc_plots.Live`
+    whose ``update(pos, n_bits, d_model)`` draws."""
     fig, (ax_b, ax_p) = _pair_of_axes(ax, (10, 3.4))
-    shown = pos % 2**n_bits
-    bits = pc.binary_encoding([shown], n_bits)[0]
-    row = pc.sinusoidal_encoding([pos], d_model, base=base)[0]
-    ax_b.bar(np.arange(n_bits), bits, color="0.3")
-    ax_b.set_ylim(-1.05, 1.05)
-    ax_b.axhline(0, color="k", lw=0.6)
+    for a in (ax_b, ax_p):
+        a.set_ylim(-1.05, 1.05)
+        a.axhline(0, color="k", lw=0.6)
+        a.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_b.set_xlabel("bit j (0 = least significant)")
     ax_b.set_ylabel("bit value")
-    written = "".join(str(b) for b in bits[::-1])
-    title = f"pos={pos}: bits {written} (written most significant first)"
-    if shown != pos:
-        title = (f"pos={pos}: the {n_bits}-bit counter rolls over\n"
-                 f"and shows {shown} = {written}")
-    ax_b.set_title(title, fontsize="medium")
-    colors = np.where(np.arange(d_model) % 2 == 0, "C0", "C1")
-    ax_p.bar(np.arange(d_model), row, color=colors)
-    ax_p.set_ylim(-1.05, 1.05)
-    ax_p.axhline(0, color="k", lw=0.6)
-    for a in (ax_b, ax_p):
-        a.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_p.set_xlabel("dimension (blue: sin, orange: cos)")
     ax_p.set_ylabel("value")
-    ax_p.set_title(f"PE(pos={pos}), d_model={d_model}, base={base:g}",
-                   fontsize="medium")
-    return fig
+    bars = {}
+
+    def set_bars(axis, heights, color):
+        old = bars.get(axis)
+        if old is not None and len(old) == len(heights):
+            for rect, height in zip(old, heights, strict=True):
+                rect.set_height(height)
+            return
+        if old is not None:
+            old.remove()
+        bars[axis] = axis.bar(np.arange(len(heights)), heights, color=color)
+        axis.relim()
+        axis.autoscale_view()
+
+    def update(pos=13, n_bits=8, d_model=16):
+        shown = pos % 2**n_bits
+        bits = pc.binary_encoding([shown], n_bits)[0]
+        row = pc.sinusoidal_encoding([pos], d_model, base=base)[0]
+        set_bars(ax_b, bits, "0.3")
+        written = "".join(str(b) for b in bits[::-1])
+        title = f"pos={pos}: bits {written} (written most significant first)"
+        if shown != pos:
+            title = (f"pos={pos}: the {n_bits}-bit counter rolls over\n"
+                     f"and shows {shown} = {written}")
+        ax_b.set_title(title, fontsize="medium")
+        set_bars(ax_p, row, np.where(np.arange(d_model) % 2 == 0, "C0", "C1"))
+        ax_p.set_title(f"PE(pos={pos}), d_model={d_model}, base={base:g}",
+                       fontsize="medium")
+
+    return Live(fig, update)
 
 
 def plot_neighbour_steps(*, n_positions=64, n_bits=6, d_model=12,
@@ -164,6 +185,7 @@ POSITION = Interactive(
         Slider("d_model", 2, 64, 2, 16, label="d_model"),
     ),
     caption="The bits of pos and its sinusoidal encoding side by side.",
+    live=live_position,
 )
 
 INTERACTIVE = (POSITION,)
