@@ -9,6 +9,7 @@ Examples::
 """
 
 import argparse
+import os
 import sys
 
 from .experiment import PRESETS, config_from, run_experiment
@@ -62,8 +63,9 @@ def parse_args(argv=None):
     ap.add_argument("--device", help="cpu (default), cuda, cuda:1, mps ...")
     ap.add_argument("--threads", type=int,
                     help="torch CPU threads (default 1; results depend on it)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="runs side by side in worker processes (default 1; "
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="runs side by side in worker processes, each with "
+                         "--threads threads (default 2, or 1 on one core; "
                          "the numbers do not depend on it)")
     ap.add_argument("--no-progress", action="store_true")
     return ap, ap.parse_args(argv)

@@ -23,6 +23,7 @@ For every method and seed:
    ``k = copy_k * j`` for ``j`` in ``copy_multiples``.
 """
 
+import contextlib
 import copy
 import json
 import math
@@ -44,8 +45,9 @@ import posenc_core as pc
 from . import data
 from .model import BEYOND, LAYOUTS, METHODS, TinyTransformer
 
-__all__ = ["Config", "PRESETS", "run_experiment", "run_one", "summarize",
-           "write_json", "SCHEMA"]
+__all__ = ["Config", "PRESETS", "SCHEMA", "config_from", "config_from_json",
+           "evaluate_copy", "evaluate_lm", "load_corpus", "run_experiment",
+           "run_one", "summarize", "write_json"]
 
 SCHEMA = "posenc_lab.results/1"
 STRETCHES = ("pi", "ntk", "yarn")
@@ -70,7 +72,7 @@ class Config:
     # language model
     L: int = 64
     batch_size: int = 32
-    steps: int = 500
+    steps: int = 800
     lr: float = 2e-3
     warmup: int = 50
     eval_multiples: tuple = (1, 2, 4, 8, 16)
@@ -81,7 +83,7 @@ class Config:
     finetune_lr: float = 5e-4
     # copying
     copy_k: int = 8
-    copy_steps: int = 500
+    copy_steps: int = 800
     copy_multiples: tuple = (1, 2, 3, 4)
     copy_eval_examples: int = 256
     # machine
@@ -162,9 +164,18 @@ PRESETS = {
 # ------------------------------------------------------------ training
 
 
-def _set_determinism(cfg):
+@contextlib.contextmanager
+def _deterministic(cfg):
+    """``cfg.threads`` threads and deterministic algorithms, then as before."""
+    threads = torch.get_num_threads()
+    strict = torch.are_deterministic_algorithms_enabled()
     torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(strict)
 
 
 def _optimizer(model, lr, warmup, steps):
@@ -262,9 +273,15 @@ def run_one(cfg, task, method, seed, corpus=None, tick=lambda k: None):
 
     Deterministic on one machine: the weights start from
     ``torch.manual_seed(seed)`` and the batches come from
-    ``numpy.random.default_rng(seed)``, whatever ran before.
+    ``numpy.random.default_rng(seed)``, whatever ran before; it runs with
+    ``cfg.threads`` threads and ``torch.use_deterministic_algorithms(True)``
+    and restores both after.
     """
-    _set_determinism(cfg)
+    with _deterministic(cfg):
+        return _run_one(cfg, task, method, seed, corpus, tick)
+
+
+def _run_one(cfg, task, method, seed, corpus, tick):
     start = time.perf_counter()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -392,6 +409,7 @@ def write_json(path, obj):
         with os.fdopen(fd, "w") as f:
             json.dump(obj, f, indent=1)
             f.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp makes it private
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -495,7 +513,6 @@ def run_experiment(cfg, out, *, overwrite=False, progress=True, jobs=1):
     out.mkdir(parents=True, exist_ok=True)
     for old in [out / "results.json", *(out / "runs").glob("*.json")]:
         old.unlink(missing_ok=True)
-    _set_determinism(cfg)
     corpus = load_corpus(cfg)
     env = environment(cfg)
     env["jobs"] = jobs
@@ -576,6 +593,12 @@ def _progress(total, enabled):
                 pass
         return Silent()
     return tqdm(total=total, unit="step", file=sys.stderr, dynamic_ncols=True)
+
+
+def config_from_json(stored):
+    """The :class:`Config` stored in a results file's ``"config"``."""
+    return Config(**{k: tuple(v) if isinstance(v, list) else v
+                     for k, v in stored.items()})
 
 
 def config_from(preset="full", **changes):
