@@ -25,6 +25,6 @@ if [ -z "${POSENC_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
 fi
 # Browser tests fail (never skip) when the browser or Playwright is missing.
 export POSENC_REQUIRE_BROWSER=1
-ruff check posenc_core.py posenc_plots tests _ext tools benchmarks
+ruff check posenc_core.py posenc_plots posenc_lab tests _ext tools benchmarks
 python -m pytest -p no:cacheprovider -n 2 --dist loadfile \
   --nbval chapters tests "$@"
