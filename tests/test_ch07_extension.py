@@ -61,6 +61,23 @@ def test_turns_lines_are_turns_over_each_window(s, L):
     # Position Interpolation maps the long window onto the training angles
     np.testing.assert_allclose(lines["linear"].get_ydata(),
                                lines["training"].get_ydata(), rtol=1e-12)
+    # Independently of posenc_core's scaling code: YaRN keeps the pairs that
+    # turn more than beta_fast = 32 times over L (they turn s times as much
+    # over s L) and interpolates those turning less than beta_slow = 1 time
+    # (back to the training turns); Llama 3 does the same by wavelength,
+    # keeping lambda < L/4 and interpolating lambda > L.
+    training = lines["training"].get_ydata()
+    none = lines["none"].get_ydata()
+    np.testing.assert_allclose(none, s * training, rtol=1e-12)
+    fast, slow = training > 32 * 1.1, training < 1 * 0.9
+    lam = 2 * np.pi / theta
+    short, long = lam < L / 4, lam > L
+    assert fast.any() and slow.any() and short.any() and long.any()
+    yarn, llama3 = lines["yarn"].get_ydata(), lines["llama3"].get_ydata()
+    np.testing.assert_allclose(yarn[fast], none[fast], rtol=1e-12)
+    np.testing.assert_allclose(yarn[slow], training[slow], rtol=1e-12)
+    np.testing.assert_allclose(llama3[short], none[short], rtol=1e-12)
+    np.testing.assert_allclose(llama3[long], training[long], rtol=1e-12)
 
 
 def test_turns_draws_only_the_requested_methods():
