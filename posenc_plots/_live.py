@@ -27,6 +27,7 @@ their data (ticks pointing in, grid lines, non-rectilinear Axes) are
 repainted whole instead.
 """
 
+import io
 import struct
 import zlib
 
@@ -37,7 +38,10 @@ from matplotlib import ticker as mticker
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.transforms import Bbox
 
-__all__ = ["Live", "Compositor", "set_image"]
+__all__ = ["Live", "Compositor", "set_image", "sync_texts"]
+
+#: Room around the figure on the canvas, in inches (see _widen_canvas).
+MARGIN_INCHES = 0.5
 
 #: PNG compression (zlib level 1 to 9): level 1 encodes several times
 #: faster than matplotlib's default 6, for PNGs a third larger.
@@ -182,6 +186,34 @@ def _png(rgba, level=COMPRESS_LEVEL):
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
             + chunk(b"IDAT", zlib.compress(raw.tobytes(), level))
             + chunk(b"IEND", b""))
+
+
+def _widen_canvas(fig, margin):
+    """Paint the figure on a canvas ``margin`` inches wider on every side.
+
+    A tight bounding box can reach past the figure's edges (a label's
+    descent below the bottom edge, a tick label grown wider than the frozen
+    layout made room for); IPython's inline backend draws those parts,
+    since it renders the tight box, not the figure. Here the canvas is
+    widened once instead, as ``print_figure(bbox_inches=...)`` does for one
+    print (``matplotlib._tight_bbox.adjust_bbox``): figure coordinates map
+    to the same pixels, shifted by the margin, and the figure background
+    covers the whole canvas. Axes keep their layout and their aspect.
+    """
+    if getattr(fig, "_posenc_margin", None) is not None:
+        return
+    width, height = fig.bbox_inches.size
+    pad = margin * fig.dpi
+    fig.bbox_inches = Bbox.from_bounds(0, 0, width + 2 * margin,
+                                       height + 2 * margin)
+    fig.transFigure._boxout = Bbox.from_bounds(pad, pad, width * fig.dpi,
+                                               height * fig.dpi)
+    fig.transFigure.invalidate()
+    fig.bbox = mpl.transforms.TransformedBbox(fig.bbox_inches,
+                                              fig.dpi_scale_trans)
+    fig.patch.set_bounds(-margin / width, -margin / height,
+                         1 + 2 * margin / width, 1 + 2 * margin / height)
+    fig._posenc_margin = margin
 
 
 class _Piece:
@@ -429,6 +461,7 @@ class Compositor:
         with mpl.rc_context({"figure.autolayout": False,
                              "figure.constrained_layout.use": False}):
             fig.set_layout_engine(None)
+        _widen_canvas(fig, MARGIN_INCHES)
         r = self.renderer = fig.canvas.get_renderer()
         self.buf = np.asarray(r.buffer_rgba())
         self.height = self.buf.shape[0]
@@ -582,6 +615,9 @@ class Compositor:
         else:
             x0, y0 = tight.x0 - pad, tight.y0 - pad
             x1, y1 = tight.x1 + pad, tight.y1 + pad
+        if tight is not None and (tight.x0 < 0 or tight.y0 < 0
+                                  or tight.x1 > w or tight.y1 > h):
+            return self._print_tight()  # past even the widened canvas
         width, height = int(x1 - x0), int(y1 - y0)
         c0, r0 = int(round(x0)), int(round(h - y1))
         inside = buf[max(r0, 0):min(r0 + height, h),
@@ -596,3 +632,35 @@ class Compositor:
             out[max(-r0, 0):max(-r0, 0) + inside.shape[0],
                 max(-c0, 0):max(-c0, 0) + inside.shape[1]] = inside
         return _png(out)
+
+    def _print_tight(self):
+        """The figure drawn whole into its tight box, as IPython does."""
+        fig = self.figure
+        data = io.BytesIO()
+        fig.canvas.print_figure(data, format="png", dpi=fig.dpi,
+                                facecolor=fig.get_facecolor(),
+                                edgecolor=fig.get_edgecolor(),
+                                bbox_inches="tight")
+        return data.getvalue()
+
+
+def sync_texts(ax, texts, items, **style):
+    """Make the Text artists ``texts`` (a list, kept) show ``items``.
+
+    ``items`` are ``(x, y, string, color)`` (``None``: the default text
+    colour); texts are reused in order, new ones are added with ``style``
+    (``ax.text`` keywords) and spare ones removed, so ``ax.texts`` lists
+    them as a fresh figure would.
+    """
+    while len(texts) > len(items):
+        texts.pop().remove()
+    for k, (x, y, string, color) in enumerate(items):
+        if color is None:
+            color = mpl.rcParams["text.color"]
+        if k < len(texts):
+            text = texts[k]
+            text.set_position((x, y))
+            text.set_text(string)
+            text.set_color(color)
+        else:
+            texts.append(ax.text(x, y, string, color=color, **style))

@@ -13,19 +13,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
+from posenc_plots._live import set_image, sync_texts
 
 __all__ = [
     "shift_matrix",
+    "live_shift_matrix",
     "dot_vs_distance",
+    "live_dot_vs_distance",
     "projected_scores",
+    "live_projected_scores",
     "shaw_index",
+    "live_shaw_index",
     "memory_cost",
+    "live_memory_cost",
     "heatmaps",
     "t5_buckets",
+    "live_t5_buckets",
     "alibi_slopes",
     "alibi_biases",
+    "live_alibi_biases",
     "alibi_attention",
+    "live_alibi_attention",
     "mosaic_blocks",
     "SHIFT_MATRIX",
     "DOT_VS_DISTANCE",
@@ -72,12 +81,16 @@ def mosaic_blocks(image, n, h, cols=_COLS):
     return out
 
 
-def _label_tiles(ax, n, h, texts, cols=_COLS):
+def _label_tiles(ax, n, h, texts, cols=_COLS, pool=None):
+    """Label each tile of a mosaic above it (reusing ``pool``'s texts)."""
     cols = min(cols, h)
+    items = []
     for head, text in enumerate(texts):
         r, c = divmod(head, cols)
-        ax.text(c * (n + 1) + (n - 1) / 2, r * (n + 1) - 0.7, text,
-                ha="center", va="bottom", fontsize=8)
+        items.append((c * (n + 1) + (n - 1) / 2, r * (n + 1) - 0.7, text,
+                      None))
+    sync_texts(ax, [] if pool is None else pool, items, ha="center",
+               va="bottom", fontsize=8)
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -87,14 +100,22 @@ def _label_tiles(ax, n, h, texts, cols=_COLS):
 
 def shift_matrix(k=3.0, d_model=16, base=10000.0, ax=None):
     """Heatmap of the shift matrix :math:`M_k` with PE(p+k) = M_k PE(p)."""
-    M = pc.relative_shift_matrix(k, d_model, base=base)
+    return live_shift_matrix(ax).update(k=k, d_model=d_model, base=base)
+
+
+def live_shift_matrix(ax=None):
+    """:func:`shift_matrix`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _new_axes(ax, (5.2, 4.4))
-    im = ax.imshow(M, cmap="RdBu_r", vmin=-1, vmax=1)
+    im = ax.imshow(np.zeros((2, 2)), cmap="RdBu_r", vmin=-1, vmax=1)
     fig.colorbar(im, ax=ax, shrink=0.85)
-    ax.set_title(f"shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}")
     ax.set_xlabel("input dimension")
     ax.set_ylabel("output dimension")
-    return fig
+
+    def update(k=3.0, d_model=16, base=10000.0):
+        set_image(im, pc.relative_shift_matrix(k, d_model, base=base))
+        ax.set_title(f"shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}")
+
+    return Live(fig, update)
 
 
 def dot_vs_distance(d_model=64, base=10000.0, max_distance=60,
@@ -105,22 +126,38 @@ def dot_vs_distance(d_model=64, base=10000.0, max_distance=60,
     dot products of encodings from :func:`posenc_core.sinusoidal_encoding`
     at each anchor. They coincide: the product depends on delta only.
     """
+    return live_dot_vs_distance(ax, max_distance=max_distance,
+                                anchors=anchors).update(d_model=d_model,
+                                                        base=base)
+
+
+def live_dot_vs_distance(ax=None, *, max_distance=60,
+                         anchors=(60, 500, 3000)):
+    """:func:`dot_vs_distance`, built once: a :class:`posenc_plots.Live`."""
     delta = np.arange(-max_distance, max_distance + 1)
-    omega = pc.frequencies(d_model, base=base)
     fig, ax = _new_axes(ax, (7.0, 3.8))
-    ax.plot(delta, np.cos(np.outer(delta, omega)).sum(axis=1), color="0.3",
-            lw=1.2, label=r"$\sum_i \cos(r\,\omega_i)$")
-    for p, marker in zip(anchors, itertools.cycle("os^Dv")):
-        P = pc.sinusoidal_encoding(p + delta, d_model, base=base)
-        ref = pc.sinusoidal_encoding([p], d_model, base=base)[0]
-        ax.plot(delta, P @ ref, marker, ms=3.5, mfc="none", ls="none",
-                label=f"m = {p}")
+    (closed,) = ax.plot([], [], color="0.3",
+                        lw=1.2, label=r"$\sum_i \cos(r\,\omega_i)$")
+    marks = [ax.plot([], [], marker, ms=3.5, mfc="none", ls="none",
+                     label=f"m = {p}")[0]
+             for p, marker in zip(anchors, itertools.cycle("os^Dv"))]
     ax.axhline(0, color="0.8", lw=0.8, zorder=0)
     ax.set_xlabel("relative position r = ℓ − m (key − query)")
     ax.set_ylabel("PE(m) · PE(ℓ)")
-    ax.set_title(f"d_model = {d_model}, base = {base:g}")
     ax.legend(fontsize=8, loc="upper right")
-    return fig
+
+    def update(d_model=64, base=10000.0):
+        omega = pc.frequencies(d_model, base=base)
+        closed.set_data(delta, np.cos(np.outer(delta, omega)).sum(axis=1))
+        for p, line in zip(anchors, marks, strict=True):
+            P = pc.sinusoidal_encoding(p + delta, d_model, base=base)
+            ref = pc.sinusoidal_encoding([p], d_model, base=base)[0]
+            line.set_data(delta, P @ ref)
+        ax.set_title(f"d_model = {d_model}, base = {base:g}")
+        ax.relim()
+        ax.autoscale_view()
+
+    return Live(fig, update)
 
 
 def projected_scores(d_model=64, k=5, n=48, seed=0):
@@ -131,25 +168,39 @@ def projected_scores(d_model=64, k=5, n=48, seed=0):
     W_K); and the "shift head" W_Q = I, W_K = M_k^T. Scores are divided by
     sqrt(d_model) as in attention.
     """
-    P = pc.sinusoidal_encoding(n, d_model)
-    rng = np.random.default_rng(seed)
-    w_q = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
-    w_k = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
-    M = pc.relative_shift_matrix(k, d_model)
-    scale = np.sqrt(d_model)
-    panels = (
-        (P @ P.T / scale, "no projection"),
-        ((P @ w_q) @ (P @ w_k).T / scale, f"random $W_Q, W_K$ (seed {seed})"),
-        (P @ (P @ M.T).T / scale, f"$W_Q = I$, $W_K = M_{{{k}}}^T$"),
-    )
+    return live_projected_scores(n=n).update(d_model=d_model, k=k, seed=seed)
+
+
+def live_projected_scores(*, n=48):
+    """:func:`projected_scores`, built once: a :class:`posenc_plots.Live`."""
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.9), layout="constrained")
-    for ax, (S, title) in zip(axes, panels, strict=True):
-        im = ax.imshow(S, cmap="viridis")
+    images = []
+    for ax in axes:
+        im = ax.imshow(np.zeros((n, n)), cmap="viridis")
+        images.append(im)
         fig.colorbar(im, ax=ax, shrink=0.8)
-        ax.set_title(title, fontsize=10)
         ax.set_xlabel("key position ℓ")
     axes[0].set_ylabel("query position m")
-    return fig
+
+    def update(d_model=64, k=5, seed=0):
+        P = pc.sinusoidal_encoding(n, d_model)
+        rng = np.random.default_rng(seed)
+        w_q = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
+        w_k = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
+        M = pc.relative_shift_matrix(k, d_model)
+        scale = np.sqrt(d_model)
+        panels = (
+            (P @ P.T / scale, "no projection"),
+            ((P @ w_q) @ (P @ w_k).T / scale,
+             f"random $W_Q, W_K$ (seed {seed})"),
+            (P @ (P @ M.T).T / scale, f"$W_Q = I$, $W_K = M_{{{k}}}^T$"),
+        )
+        for ax, im, (S, title) in zip(axes, images, panels, strict=True):
+            im.set_data(S)
+            im.norm.autoscale(im.get_array())  # as imshow does for new data
+            ax.set_title(title, fontsize=10)
+
+    return Live(fig, update)
 
 
 # ----------------------------------------------------------------- Shaw
@@ -157,35 +208,49 @@ def projected_scores(d_model=64, k=5, n=48, seed=0):
 
 def shaw_index(n=9, max_distance=3, ax=None):
     """The clipped relative positions clip(j - i, -k, k), annotated."""
-    R = pc.relative_positions(n, max_distance=max_distance)
+    return live_shaw_index(ax).update(n=n, max_distance=max_distance)
+
+
+def live_shaw_index(ax=None):
+    """:func:`shaw_index`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _new_axes(ax, (4.8, 4.2))
-    lim = max(max_distance, 1)
-    ax.imshow(R, cmap="RdBu_r", vmin=-lim, vmax=lim)
-    if n <= 16:
-        for i in range(n):
-            for j in range(n):
-                dark = abs(R[i, j]) > 0.6 * lim
-                ax.text(j, i, str(R[i, j]), ha="center", va="center",
-                        fontsize=8, color="white" if dark else "black")
-    ax.set_title(f"clip(ℓ − m, ±r_max), r_max = {max_distance}: "
-                 f"{2 * max_distance + 1} table rows")
+    im = ax.imshow(np.zeros((2, 2), dtype=np.int64), cmap="RdBu_r")
     ax.set_xlabel("key position ℓ")
     ax.set_ylabel("query position m")
-    return fig
+    texts = []
+
+    def update(n=9, max_distance=3):
+        R = pc.relative_positions(n, max_distance=max_distance)
+        lim = max(max_distance, 1)
+        set_image(im, R)
+        im.set_clim(-lim, lim)
+        items = []
+        if n <= 16:
+            for i in range(n):
+                for j in range(n):
+                    dark = abs(R[i, j]) > 0.6 * lim
+                    items.append((j, i, str(R[i, j]),
+                                  "white" if dark else "black"))
+        sync_texts(ax, texts, items, ha="center", va="center", fontsize=8)
+        ax.set_title(f"clip(ℓ − m, ±r_max), r_max = {max_distance}: "
+                     f"{2 * max_distance + 1} table rows")
+
+    return Live(fig, update)
 
 
 def memory_cost(d_model=512, max_distance=16, ax=None):
     """Bytes (float32) of three relative-position tables against max_len."""
+    return live_memory_cost(ax).update(d_model=d_model,
+                                       max_distance=max_distance)
+
+
+def live_memory_cost(ax=None):
+    """:func:`memory_cost`, built once: a :class:`posenc_plots.Live`."""
     max_len = np.unique(np.geomspace(16, 100_000, 60).astype(np.int64))
     fig, ax = _new_axes(ax, (6.4, 4.0))
-    rows = (
-        (max_len**2 * d_model, "max_len × max_len × d (the blog's table)"),
-        ((2 * max_len - 1) * d_model, "(2 max_len − 1) × d"),
-        (np.full(max_len.shape, (2 * max_distance + 1) * d_model),
-         f"(2 r_max + 1) × d, r_max = {max_distance}"),
-    )
-    for count, label in rows:
-        ax.loglog(max_len, 4.0 * count, label=label)
+    labels = ["max_len × max_len × d (the blog's table)",
+              "(2 max_len − 1) × d", " "]
+    lines = [ax.loglog([], [], label=label)[0] for label in labels]
     for size, name in ((2.0**30, "1 GiB"), (2.0**40, "1 TiB")):
         ax.axhline(size, color="0.75", lw=0.8, ls="--")
         ax.text(max_len[-1], size * 1.3, name, fontsize=8, color="0.4",
@@ -193,9 +258,21 @@ def memory_cost(d_model=512, max_distance=16, ax=None):
     ax.axvline(5000, color="0.75", lw=0.8, ls=":")
     ax.set_xlabel("max_len")
     ax.set_ylabel("bytes in float32")
-    ax.set_title(f"d = {d_model}")
-    ax.legend(fontsize=8, loc="upper left")
-    return fig
+    legend = ax.legend(fontsize=8, loc="upper left")
+
+    def update(d_model=512, max_distance=16):
+        counts = (max_len**2 * d_model, (2 * max_len - 1) * d_model,
+                  np.full(max_len.shape, (2 * max_distance + 1) * d_model))
+        for line, count in zip(lines, counts, strict=True):
+            line.set_data(max_len, 4.0 * count)
+        label = f"(2 r_max + 1) × d, r_max = {max_distance}"
+        lines[2].set_label(label)
+        legend.get_texts()[2].set_text(label)
+        ax.set_title(f"d = {d_model}")
+        ax.relim()
+        ax.autoscale_view()
+
+    return Live(fig, update)
 
 
 def heatmaps(maps, titles, *, labels=None, vmin=None, vmax=None,
@@ -223,25 +300,45 @@ def heatmaps(maps, titles, *, labels=None, vmin=None, vmax=None,
 
 def t5_buckets(num_buckets=32, max_distance=128):
     """T5 bucket against relative position, bidirectional and causal."""
-    span = int(1.5 * max_distance)
-    r = np.arange(-span, span + 1)
+    return live_t5_buckets().update(num_buckets=num_buckets,
+                                    max_distance=max_distance)
+
+
+def live_t5_buckets():
+    """:func:`t5_buckets`, built once: a :class:`posenc_plots.Live`."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 3.8), sharey=True,
                              layout="constrained")
+    steps, marks = [], []
     for ax, bidirectional in zip(axes, (True, False), strict=True):
-        b = pc.t5_relative_position_bucket(
-            r, bidirectional=bidirectional, num_buckets=num_buckets,
-            max_distance=max_distance)
-        ax.step(r, b, where="mid", lw=1.2)
-        exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
-        for x in (-max_distance, -exact, exact, max_distance):
-            if bidirectional or x < 0:
-                ax.axvline(x, color="0.75", lw=0.8, ls="--")
-        kind = "bidirectional (encoder)" if bidirectional else "causal (decoder)"
-        ax.set_title(f"{kind}: {num_buckets} buckets, "
-                     f"max_distance = {max_distance}", fontsize=10)
+        steps.append(ax.step([], [], where="mid", lw=1.2)[0])
+        marks.append([ax.axvline(0, color="0.75", lw=0.8, ls="--")
+                      for _ in range(4 if bidirectional else 2)])
         ax.set_xlabel("relative position r = ℓ − m (key − query)")
     axes[0].set_ylabel("bucket")
-    return fig
+
+    def update(num_buckets=32, max_distance=128):
+        span = int(1.5 * max_distance)
+        r = np.arange(-span, span + 1)
+        for ax, bidirectional, step, lines in zip(
+                axes, (True, False), steps, marks, strict=True):
+            b = pc.t5_relative_position_bucket(
+                r, bidirectional=bidirectional, num_buckets=num_buckets,
+                max_distance=max_distance)
+            step.set_data(r, b)
+            exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+            xs = [x for x in (-max_distance, -exact, exact, max_distance)
+                  if bidirectional or x < 0]
+            for line, x in zip(lines, xs, strict=True):
+                line.set_xdata([x, x])
+            kind = ("bidirectional (encoder)" if bidirectional
+                    else "causal (decoder)")
+            ax.set_title(f"{kind}: {num_buckets} buckets, "
+                         f"max_distance = {max_distance}", fontsize=10)
+            ax.relim()
+        for ax in axes:
+            ax.autoscale_view()
+
+    return Live(fig, update)
 
 
 # ---------------------------------------------------------------- ALiBi
@@ -263,18 +360,32 @@ def alibi_slopes(head_counts=(8, 6, 12), ax=None):
 
 def alibi_biases(n_heads=8, n=12, ax=None):
     """The ALiBi bias -m_h |i - j| of every head, one tile per head."""
-    B = pc.alibi_bias(n, n_heads)
-    slopes = pc.alibi_slopes(n_heads)
+    return live_alibi_biases(ax).update(n_heads=n_heads, n=n)
+
+
+def live_alibi_biases(ax=None):
+    """:func:`alibi_biases`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _new_axes(ax, (12.0, 3.2))
-    im = ax.imshow(_mosaic(B), cmap="magma")
+    im = ax.imshow(np.zeros((2, 2)), cmap="magma")
     fig.colorbar(im, ax=ax, shrink=0.8, label="bias")
-    _label_tiles(ax, n, n_heads,
-                 [f"$a = 2^{{{np.log2(m):g}}}$" for m in slopes])
-    ax.set_title(f"ALiBi bias, n = {n}: one tile per head",
-                 fontsize=10, pad=14)
+    ax.set_xticks([])
+    ax.set_yticks([])
     ax.set_xlabel("key position ℓ (columns of each tile)")
     ax.set_ylabel("query position m")
-    return fig
+    texts = []
+
+    def update(n_heads=8, n=12):
+        B = pc.alibi_bias(n, n_heads)
+        slopes = pc.alibi_slopes(n_heads)
+        set_image(im, _mosaic(B))
+        im.norm.autoscale(im.get_array())  # as imshow does for new data
+        _label_tiles(ax, n, n_heads,
+                     [f"$a = 2^{{{np.log2(m):g}}}$" for m in slopes],
+                     pool=texts)
+        ax.set_title(f"ALiBi bias, n = {n}: one tile per head",
+                     fontsize=10, pad=14)
+
+    return Live(fig, update)
 
 
 def alibi_attention(n_heads=8, n=16, content=0.0, seed=0, ax=None):
@@ -283,28 +394,42 @@ def alibi_attention(n_heads=8, n=16, content=0.0, seed=0, ax=None):
     Token vectors and projections are seeded standard normals; ``content``
     scales W_Q, so 0 leaves only the bias.
     """
-    rng = np.random.default_rng(seed)
-    d = 8
-    x = rng.normal(size=(n, d))
-    w_q = content * rng.normal(size=(d, d)) / np.sqrt(d)
-    w_k = rng.normal(size=(d, d)) / np.sqrt(d)
-    B = pc.alibi_bias(n, n_heads)
-    A = np.stack([pc.self_attention(x, w_q, w_k, np.eye(d), bias=B[h],
-                                    causal=True)[1]
-                  for h in range(n_heads)])
+    return live_alibi_attention(ax, seed=seed).update(
+        n_heads=n_heads, n=n, content=content)
+
+
+def live_alibi_attention(ax=None, *, seed=0):
+    """:func:`alibi_attention`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _new_axes(ax, (12.0, 3.2))
-    im = ax.imshow(_mosaic(A), cmap="viridis", vmin=0, vmax=1)
+    im = ax.imshow(np.zeros((2, 2)), cmap="viridis", vmin=0, vmax=1)
     fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight")
-    _label_tiles(ax, n, n_heads, [f"head {h + 1}" for h in range(n_heads)])
-    ax.set_title(f"causal attention with ALiBi, content = {content:g}",
-                 fontsize=10, pad=14)
+    ax.set_xticks([])
+    ax.set_yticks([])
     ax.set_xlabel("key position ℓ (columns of each tile)")
     ax.set_ylabel("query position m")
-    return fig
+    texts = []
+
+    def update(n_heads=8, n=16, content=0.0):
+        rng = np.random.default_rng(seed)
+        d = 8
+        x = rng.normal(size=(n, d))
+        w_q = content * rng.normal(size=(d, d)) / np.sqrt(d)
+        w_k = rng.normal(size=(d, d)) / np.sqrt(d)
+        B = pc.alibi_bias(n, n_heads)
+        A = np.stack([pc.self_attention(x, w_q, w_k, np.eye(d), bias=B[h],
+                                        causal=True)[1]
+                      for h in range(n_heads)])
+        set_image(im, _mosaic(A))
+        _label_tiles(ax, n, n_heads,
+                     [f"head {h + 1}" for h in range(n_heads)], pool=texts)
+        ax.set_title(f"causal attention with ALiBi, content = {content:g}",
+                     fontsize=10, pad=14)
+
+    return Live(fig, update)
 
 
 SHIFT_MATRIX = Interactive(
-    name="ch05_shift_matrix", plot=shift_matrix,
+    name="ch05_shift_matrix", plot=shift_matrix, live=live_shift_matrix,
     sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift Δ"),
              Slider("d_model", 2, 64, 2, 16, label="d_model"),
              Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
@@ -312,13 +437,13 @@ SHIFT_MATRIX = Interactive(
             "Delta times omega_i per sin/cos pair.")
 
 DOT_VS_DISTANCE = Interactive(
-    name="ch05_dot_vs_distance", plot=dot_vs_distance,
+    name="ch05_dot_vs_distance", plot=dot_vs_distance, live=live_dot_vs_distance,
     sliders=(Slider("d_model", 2, 256, 2, 64, label="d_model"),
              Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
     caption="PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.")
 
 PROJECTED_SCORES = Interactive(
-    name="ch05_projected_scores", plot=projected_scores,
+    name="ch05_projected_scores", plot=projected_scores, live=live_projected_scores,
     sliders=(Slider("d_model", 2, 128, 2, 64, label="d_model"),
              Slider("k", 0, 16, 1, 5, label="shift Δ"),
              Slider("seed", 0, 9, 1, 0, label="seed")),
@@ -326,35 +451,35 @@ PROJECTED_SCORES = Interactive(
             "with a shift head.")
 
 SHAW_INDEX = Interactive(
-    name="ch05_shaw_index", plot=shaw_index,
+    name="ch05_shaw_index", plot=shaw_index, live=live_shaw_index,
     sliders=(Slider("n", 2, 16, 1, 9, label="length n"),
              Slider("max_distance", 0, 15, 1, 3, label="clip r_max")),
     caption="Which row of the (2 r_max + 1)-row table each query-key pair "
             "uses.")
 
 MEMORY = Interactive(
-    name="ch05_memory", plot=memory_cost,
+    name="ch05_memory", plot=memory_cost, live=live_memory_cost,
     sliders=(Slider("d_model", 64, 4096, 64, 512, label="d"),
              Slider("max_distance", 1, 256, 1, 16, label="clip r_max")),
     caption="Memory of a full max_len x max_len x d table against the "
             "(2 max_len - 1) x d and (2 r_max + 1) x d tables.")
 
 T5_BUCKETS = Interactive(
-    name="ch05_t5_buckets", plot=t5_buckets,
+    name="ch05_t5_buckets", plot=t5_buckets, live=live_t5_buckets,
     sliders=(Slider("num_buckets", 4, 64, 2, 32, label="num_buckets"),
              Slider("max_distance", 40, 512, 8, 128,
                     label="max_distance")),
     caption="T5 buckets: exact near the query, logarithmic far away.")
 
 ALIBI_BIASES = Interactive(
-    name="ch05_alibi_bias", plot=alibi_biases,
+    name="ch05_alibi_bias", plot=alibi_biases, live=live_alibi_biases,
     sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads"),
              Slider("n", 2, 32, 1, 12, label="length n")),
     caption="ALiBi's bias per head: steep slopes look close, gentle "
             "slopes look far.")
 
 ALIBI_ATTENTION = Interactive(
-    name="ch05_alibi_attention", plot=alibi_attention,
+    name="ch05_alibi_attention", plot=alibi_attention, live=live_alibi_attention,
     sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads"),
              Slider("n", 2, 32, 1, 16, label="length n"),
              Slider("content", 0.0, 4.0, 0.5, 0.0, label="content")),
