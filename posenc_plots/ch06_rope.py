@@ -10,14 +10,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
 
 __all__ = [
     "Q_PAIR",
     "K_PAIR",
     "plot_rotating_pair",
+    "live_rotating_pair",
     "plot_score_matrices",
     "plot_decay_bound",
+    "live_decay_bound",
     "plot_layouts",
     "SCHEMES",
     "table_error",
@@ -53,13 +55,14 @@ def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
     ``"k_rotated"`` go from the origin to the rotated vectors; gid
     ``"q_track"`` marks the query's tip at positions ``0, ..., m``.
     """
+    return live_rotating_pair(ax, head_dim=head_dim, base=base).update(
+        m=m, n=n, pair=pair)
+
+
+def live_rotating_pair(ax=None, *, head_dim=8, base=10000.0):
+    """:func:`plot_rotating_pair`, built once: a :class:`posenc_plots.Live`
+    whose ``update(m, n, pair)`` draws."""
     fig, ax = _axes(ax, (5.6, 5.2))
-    theta = pc.rope_frequencies(head_dim, base=base)[pair]
-    q0, k0 = np.array([Q_PAIR]), np.array([K_PAIR])
-    q = pc.apply_rope(q0, [m], frequencies=[theta])[0]
-    k = pc.apply_rope(k0, [n], frequencies=[theta])[0]
-    track = pc.apply_rope(np.repeat(q0, m + 1, axis=0), m + 1,
-                          frequencies=[theta])
     circle = np.linspace(0, 2 * np.pi, 200)
     for r in (np.hypot(*Q_PAIR), np.hypot(*K_PAIR)):
         ax.plot(r * np.cos(circle), r * np.sin(circle), color="0.85", lw=0.8)
@@ -67,12 +70,12 @@ def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
             label="q at position 0")
     ax.plot([0, K_PAIR[0]], [0, K_PAIR[1]], color="C1", ls=":", lw=1.2,
             label="k at position 0")
-    ax.plot(track[:, 0], track[:, 1], "o", color="C0", ms=3, alpha=0.5,
-            gid="q_track")
-    ax.plot([0, q[0]], [0, q[1]], color="C0", lw=2.5, marker="o",
-            markevery=[1], gid="q_rotated", label=f"q rotated to m={m}")
-    ax.plot([0, k[0]], [0, k[1]], color="C1", lw=2.5, marker="o",
-            markevery=[1], gid="k_rotated", label=f"k rotated to \u2113={n}")
+    (track_line,) = ax.plot([], [], "o", color="C0", ms=3, alpha=0.5,
+                            gid="q_track")
+    (q_line,) = ax.plot([0, 0], [0, 0], color="C0", lw=2.5, marker="o",
+                        markevery=[1], gid="q_rotated", label=" ")
+    (k_line,) = ax.plot([0, 0], [0, 0], color="C1", lw=2.5, marker="o",
+                        markevery=[1], gid="k_rotated", label=" ")
     ax.set_aspect("equal")
     ax.set_xlim(-1.25, 1.25)
     ax.set_ylim(-1.25, 1.25)
@@ -80,11 +83,30 @@ def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
     ax.axvline(0, color="0.7", lw=0.5)
     ax.set_xlabel("first dimension of the pair")
     ax.set_ylabel("second dimension of the pair")
-    ax.set_title(
-        f"pair i={pair}, \u03c9_i={theta:.3g} rad per position\n"
-        f"q.k = {q @ k:.3f}, depends on \u2113-m={n - m} only", fontsize=10)
-    ax.legend(loc="lower left", fontsize="small")
-    return fig
+    legend = ax.legend(loc="lower left", fontsize="small")
+    thetas = pc.rope_frequencies(head_dim, base=base)
+    q0, k0 = np.array([Q_PAIR]), np.array([K_PAIR])
+
+    def update(m=3, n=1, pair=0):
+        theta = thetas[pair]
+        q = pc.apply_rope(q0, [m], frequencies=[theta])[0]
+        k = pc.apply_rope(k0, [n], frequencies=[theta])[0]
+        track = pc.apply_rope(np.repeat(q0, m + 1, axis=0), m + 1,
+                              frequencies=[theta])
+        track_line.set_data(track[:, 0], track[:, 1])
+        for line, tip, label, text in (
+                (q_line, q, f"q rotated to m={m}", legend.get_texts()[2]),
+                (k_line, k, f"k rotated to \u2113={n}",
+                 legend.get_texts()[3])):
+            line.set_data([0, tip[0]], [0, tip[1]])
+            line.set_label(label)
+            text.set_text(label)
+        ax.set_title(
+            f"pair i={pair}, \u03c9_i={theta:.3g} rad per position\n"
+            f"q.k = {q @ k:.3f}, depends on \u2113-m={n - m} only",
+            fontsize=10)
+
+    return Live(fig, update)
 
 
 def plot_score_matrices(*, q=None, k=None, n=32, head_dim=8, base=10000.0,
@@ -125,19 +147,31 @@ def plot_decay_bound(*, head_dim=128, base=10000.0, max_distance=256,
     y-data ``posenc_core.rope_decay_bound(max_distance + 1, head_dim,
     base=base)``; a dashed line marks its value at 0, ``(head_dim/2+1)/2``.
     """
+    return live_decay_bound(ax).update(head_dim=head_dim, base=base,
+                                       max_distance=max_distance)
+
+
+def live_decay_bound(ax=None):
+    """:func:`plot_decay_bound`, built once: a :class:`posenc_plots.Live`."""
     fig, ax = _axes(ax, (7, 3.6))
-    r = np.arange(max_distance + 1)
-    B = pc.rope_decay_bound(max_distance + 1, head_dim, base=base)
-    ax.plot(r, B, color="C0", gid="bound")
-    ax.axhline(B[0], color="0.5", ls="--", lw=0.8)
-    ax.set_xlim(0, max_distance)
-    ax.set_ylim(0, 1.05 * B[0])
+    (line,) = ax.plot([], [], color="C0", gid="bound")
+    level = ax.axhline(0.0, color="0.5", ls="--", lw=0.8)
     ax.set_xlabel("distance \u03b4 = |\u2113 - m|")
     ax.set_ylabel("relative upper bound")
-    ax.set_title(
-        f"head_dim={head_dim}, base={_fmt_base(base)}: bound {B[0]:.1f} at 0, "
-        f"{B[-1]:.2f} at {max_distance}", fontsize=10)
-    return fig
+
+    def update(head_dim=128, base=10000.0, max_distance=256):
+        r = np.arange(max_distance + 1)
+        B = pc.rope_decay_bound(max_distance + 1, head_dim, base=base)
+        line.set_data(r, B)
+        level.set_ydata([B[0], B[0]])
+        ax.set_xlim(0, max_distance)
+        ax.set_ylim(0, 1.05 * B[0])
+        ax.relim()
+        ax.set_title(
+            f"head_dim={head_dim}, base={_fmt_base(base)}: bound {B[0]:.1f} "
+            f"at 0, {B[-1]:.2f} at {max_distance}", fontsize=10)
+
+    return Live(fig, update)
 
 
 def plot_layouts(*, m=4, head_dim=8, base=100.0):
@@ -249,6 +283,7 @@ def plot_table_error(*, max_position=2**17, head_dim=128, base=10000.0,
 ROTATING_PAIR = Interactive(
     name="ch06_rotating_pair",
     plot=plot_rotating_pair,
+    live=live_rotating_pair,
     sliders=(
         Slider("m", 0, 40, 1, 3, label="query position m"),
         Slider("n", 0, 40, 1, 1, label="key position \u2113"),
@@ -261,6 +296,7 @@ ROTATING_PAIR = Interactive(
 DECAY_BOUND = Interactive(
     name="ch06_decay_bound",
     plot=plot_decay_bound,
+    live=live_decay_bound,
     sliders=(
         Slider("head_dim", 8, 256, 8, 128, label="head_dim"),
         Slider("base", 1, 6, 0.25, 4, label="base", log=True),

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
-from posenc_plots import Interactive, Slider
+from posenc_plots import Interactive, Live, Slider
 
 __all__ = [
     "INTERACTIVE",
@@ -23,7 +23,9 @@ __all__ = [
     "TURNS",
     "WAVELENGTHS",
     "plot_turns",
+    "live_turns",
     "plot_wavelengths",
+    "live_wavelengths",
     "scaled_frequencies",
 ]
 
@@ -90,32 +92,85 @@ def plot_turns(*, factor=8, original_length=8192, head_dim=128,
     arc of their circle; where a method's line rises above the black line
     there, the new window produces angles the model never saw.
     """
+    return live_turns(ax, head_dim=head_dim, base=base,
+                      methods=methods).update(
+        factor=factor, original_length=original_length)
+
+
+def live_turns(ax=None, *, head_dim=128, base=500000.0, methods=METHODS):
+    """:func:`plot_turns`, built once: a :class:`posenc_plots.Live` whose
+    ``update(factor, original_length)`` draws."""
     fig, ax = _axes(ax, (8, 4.2))
     theta = pc.rope_frequencies(head_dim, base=base)
     i = np.arange(theta.size)
-    L, s = original_length, factor
-    train = L * theta / (2 * np.pi)
-    slow = np.flatnonzero(train < 1)
-    if slow.size:
-        ax.axvspan(slow[0] - 0.5, i[-1] + 0.5, color="0.92", zorder=0,
-                   label=f"pairs with < 1 turn in training ({slow.size})")
-    for method in methods:
-        new = scaled_frequencies(method, factor=s, original_length=L,
-                                 head_dim=head_dim, base=base)
-        ax.plot(i, s * L * new / (2 * np.pi), color=_COLORS[method],
-                lw=3.5 if method == "linear" else 1.4, gid=method,
-                label=f"{LABELS[method]}, over sL = {_fmt(s * L)}")
-    ax.plot(i, train, color="k", lw=1.4, ls="--", gid="training",
-            label=f"training, over L = {_fmt(L)}")
-    ax.axhline(1, color="0.4", ls=":", lw=1)
     ax.set_yscale("log")
     ax.set_xlim(-0.5, i[-1] + 0.5)
     ax.set_xlabel("pair index i")
     ax.set_ylabel("full turns over the window")
-    ax.set_title(f"head dim {head_dim}, base {_fmt(base)}, L = {_fmt(L)}, "
-                 f"s = {_fmt(s)}")
-    ax.legend(loc="lower left", fontsize="small")
-    return fig
+    drawn = {"span": None, "lines": [], "key": None}
+
+    def update(factor=8, original_length=8192):
+        L, s = original_length, factor
+        train = L * theta / (2 * np.pi)
+        slow = np.flatnonzero(train < 1)
+        curves = []
+        for method in methods:
+            new = scaled_frequencies(method, factor=s, original_length=L,
+                                     head_dim=head_dim, base=base)
+            curves.append((s * L * new / (2 * np.pi),
+                           f"{LABELS[method]}, over sL = {_fmt(s * L)}"))
+        curves.append((train, f"training, over L = {_fmt(L)}"))
+        span_label = f"pairs with < 1 turn in training ({slow.size})"
+        if drawn["key"] != bool(slow.size):  # (re)make the artists in order
+            drawn["key"] = bool(slow.size)
+            for artist in ([drawn["span"]] if drawn["span"] else []) + (
+                    drawn["lines"]):
+                artist.remove()
+            drawn["span"] = None
+            if slow.size:
+                drawn["span"] = ax.axvspan(
+                    slow[0] - 0.5, i[-1] + 0.5, color="0.92", zorder=0,
+                    label=span_label)
+            drawn["lines"] = [
+                ax.plot(i, y, color=_COLORS[method],
+                        lw=3.5 if method == "linear" else 1.4, gid=method,
+                        label=label)[0]
+                for method, (y, label) in zip(methods, curves[:-1],
+                                              strict=True)]
+            drawn["lines"].append(ax.plot(
+                i, train, color="k", lw=1.4, ls="--", gid="training",
+                label=curves[-1][1])[0])
+            drawn["lines"].append(ax.axhline(1, color="0.4", ls=":", lw=1))
+            drawn["legend"] = ax.legend(loc="lower left", fontsize="small")
+        else:
+            texts = iter(drawn["legend"].get_texts())
+            if drawn["span"] is not None:
+                _set_span(drawn["span"], slow[0] - 0.5, i[-1] + 0.5)
+                drawn["span"].set_label(span_label)
+                next(texts).set_text(span_label)
+            for line, (y, label) in zip(drawn["lines"][:len(curves)], curves,
+                                        strict=True):
+                line.set_ydata(y)
+                line.set_label(label)
+                next(texts).set_text(label)
+        ax.relim()
+        ax.autoscale_view()
+        ax.set_title(f"head dim {head_dim}, base {_fmt(base)}, L = {_fmt(L)}, "
+                     f"s = {_fmt(s)}")
+
+    return Live(fig, update)
+
+
+def _set_span(span, x0, x1):
+    """Move an ``axvspan`` to cover x0..x1 (Rectangle or, before
+    matplotlib 3.9, Polygon)."""
+    if hasattr(span, "set_width"):
+        span.set_x(x0)
+        span.set_width(x1 - x0)
+    else:
+        xy = span.get_xy()
+        xy[:, 0] = [x0, x0, x1, x1, x0][: len(xy)]
+        span.set_xy(xy)
 
 
 def plot_wavelengths(*, factor=8, original_length=8192, head_dim=128,
@@ -131,50 +186,77 @@ def plot_wavelengths(*, factor=8, original_length=8192, head_dim=128,
     wavelengths ``L/32``, ``L/4`` and ``L`` (32, 4 and 1 turn over the
     training length ``L = original_length``). ``ax`` may be a pair of axes.
     """
+    return live_wavelengths(ax, head_dim=head_dim, base=base).update(
+        factor=factor, original_length=original_length)
+
+
+def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
+    """:func:`plot_wavelengths`, built once: a :class:`posenc_plots.Live`
+    whose ``update(factor, original_length)`` draws."""
     if ax is None:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2),
                                        layout="constrained")
     else:
         ax1, ax2 = ax
         fig = ax1.figure
-    L, s = original_length, factor
     theta = pc.rope_frequencies(head_dim, base=base)
     lam = 2 * np.pi / theta
+    waves, stretches = {}, {}
     for method in METHODS:
-        new = scaled_frequencies(method, factor=s, original_length=L,
-                                 head_dim=head_dim, base=base)
         style = {"color": _COLORS[method], "lw": 1.4,
                  "label": LABELS[method]}
         if method == "none":
             style.update(color="0.5", ls="--", lw=1)
-        ax1.plot(lam, 2 * np.pi / new, gid=method, **style)
+        waves[method] = ax1.plot(lam, lam, gid=method, **style)[0]
         if method != "none":
-            ax2.plot(lam, theta / new, gid=f"{method}-stretch", marker=".",
-                     ms=3, **style)
+            stretches[method] = ax2.plot(lam, np.ones_like(lam),
+                                         gid=f"{method}-stretch", marker=".",
+                                         ms=3, **style)[0]
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel(r"original wavelength $\lambda_i$ (positions)")
     ax1.set_ylabel(r"new wavelength $\lambda_i'$ (positions)")
     ax1.legend(loc="upper left", fontsize="small")
+    marks = []
     for turns in (32, 4, 1):
-        for a in (ax1, ax2):
-            a.axvline(L / turns, color="0.6", ls=":", lw=0.9)
+        lines = [a.axvline(1.0, color="0.6", ls=":", lw=0.9)
+                 for a in (ax1, ax2)]
         # right of the 1-turn line, left of the others: "4 turns" and
         # "1 turn" sit a factor 4 apart and would overlap if centred
-        ax2.text(L / turns, 1.02, f"{turns} turn{'s' * (turns > 1)}",
-                 transform=ax2.get_xaxis_transform(),
-                 ha="left" if turns == 1 else "right",
-                 fontsize="small", color="0.35")
+        text = ax2.text(1.0, 1.02, f"{turns} turn{'s' * (turns > 1)}",
+                        transform=ax2.get_xaxis_transform(),
+                        ha="left" if turns == 1 else "right",
+                        fontsize="small", color="0.35")
+        marks.append((turns, lines, text))
     ax2.set_xscale("log")
     ax2.set_yscale("log", base=2)
-    ax2.set_ylim(0.9, 1.12 * s)
     ax2.set_xlabel(r"original wavelength $\lambda_i$ (positions)")
     ax2.set_ylabel(r"stretch $\omega_i / \omega_i'$")
     ax2.legend(loc="lower right", fontsize="small")
-    fig.suptitle(f"head dim {head_dim}, base {_fmt(base)}, "
-                 f"L = {_fmt(L)}, s = {_fmt(s)}; dotted: 32, 4 and 1 turn "
-                 f"over L")
-    return fig
+    # the layout places the suptitle once; later updates change its text
+    suptitle = fig.suptitle(" ")
+
+    def update(factor=8, original_length=8192):
+        L, s = original_length, factor
+        for method in METHODS:
+            new = scaled_frequencies(method, factor=s, original_length=L,
+                                     head_dim=head_dim, base=base)
+            waves[method].set_ydata(2 * np.pi / new)
+            if method != "none":
+                stretches[method].set_ydata(theta / new)
+        for turns, lines, text in marks:
+            for line in lines:
+                line.set_xdata([L / turns, L / turns])
+            text.set_x(L / turns)
+        ax2.set_ylim(0.9, 1.12 * s)
+        for a in (ax1, ax2):
+            a.relim()
+            a.autoscale_view()
+        suptitle.set_text(f"head dim {head_dim}, base {_fmt(base)}, "
+                          f"L = {_fmt(L)}, s = {_fmt(s)}; dotted: 32, 4 and 1 "
+                          f"turn over L")
+
+    return Live(fig, update)
 
 
 _SLIDERS = (
@@ -186,6 +268,7 @@ _SLIDERS = (
 TURNS = Interactive(
     name="ch07_turns",
     plot=plot_turns,
+    live=live_turns,
     sliders=_SLIDERS,
     caption="Turns of each RoPE pair over the training window and over a "
             "window s times longer, for each rescaling method.",
@@ -194,6 +277,7 @@ TURNS = Interactive(
 WAVELENGTHS = Interactive(
     name="ch07_wavelengths",
     plot=plot_wavelengths,
+    live=live_wavelengths,
     sliders=_SLIDERS,
     caption="New wavelength and stretch of each RoPE pair for each "
             "rescaling method.",
