@@ -57,7 +57,7 @@ def plot_waves(*, d_model=512, base=10000.0, pairs=(0, 32, 64, 128),
         ax.plot(x, P[:, 2 * i], lw=1.2,
                 label=rf"$i={i}$, $\lambda_i={lam[i]:,.1f}$")
     ax.set_xlabel("position pos")
-    ax.set_ylabel(r"$\sin(pos\,\omega_i)$")
+    ax.set_ylabel(r"$\sin(\mathrm{pos}\,\omega_i)$")
     ax.set_ylim(-1.1, 1.1)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     ax.set_title(f"sine column 2i of a few pairs (d_model={d_model}, "

@@ -85,7 +85,7 @@ def plot_bit_waves(*, n_positions=32, n_bits=4, ax=None):
         ax[j].step(pos, B[:, j], where="mid", color="k", lw=1.2,
                    label=f"bit {j}")
         ax[j].plot(x, (1 - S[:, 2 * j]) / 2, color="C0", ls="--", lw=1,
-                   label=rf"$(1-\sin(\pi(x+1/2)/2^{j}))/2$")
+                   label=rf"$(1-\sin(\pi(\mathrm{{pos}}+1/2)/2^{j}))/2$")
         ax[j].set_ylim(-0.15, 1.15)
         ax[j].set_yticks([0, 1])
         ax[j].set_ylabel(f"bit {j}\nperiod {2 ** (j + 1)}", fontsize="small")
