@@ -114,6 +114,11 @@ def _overlap(a, b):
             and a[2] < b[3] and b[2] < a[3])
 
 
+def _touches(rects, area):
+    """Does any rectangle of ``rects`` overlap one of ``area``?"""
+    return any(_overlap(a, b) for a in rects for b in area)
+
+
 def _bbox_union(boxes):
     boxes = [b for b in boxes if b is not None and b.width + b.height > 0
              and np.all(np.isfinite(b.get_points()))]
@@ -216,21 +221,85 @@ def _widen_canvas(fig, margin):
     fig._posenc_margin = margin
 
 
+def _remember_ticks(axis):
+    """Compute an Axis' ticks once per image, not at every use.
+
+    Matplotlib works out the ticks to draw (locators, formatters, one Tick
+    per position: ``Axis._update_ticks``) each time it draws an axis, places
+    its label, measures a spine or a title's clearance: five to seven
+    times per image for the same limits. While an image is painted nothing
+    changes them, so the first result is reused (for the same limits and
+    Axes box; forgotten after the image, and not remembered outside
+    ``Compositor.png``).
+    """
+    if "_update_ticks" in axis.__dict__ or not hasattr(axis, "_update_ticks"):
+        return
+    compute = type(axis)._update_ticks
+
+    def update_ticks():
+        if "_posenc_ticks" not in axis.__dict__:  # not painting an image
+            return compute(axis)
+        key = (tuple(axis.get_view_interval()), axis.get_scale(),
+               tuple(axis.axes.bbox.bounds))
+        seen = axis.__dict__["_posenc_ticks"]
+        if seen is not None and seen[0] == key:
+            return seen[1]
+        ticks = compute(axis)
+        axis.__dict__["_posenc_ticks"] = (key, ticks)
+        return ticks
+
+    axis._update_ticks = update_ticks
+
+
+def _quiet_minor_labels(axis):
+    """Hide minor tick labels while the formatter leaves them all empty.
+
+    A log axis spanning several decades labels only the powers of its base:
+    its minor tick labels are empty strings, which matplotlib still lays
+    out and measures at every draw, some 50 per axis. Hiding them changes
+    no pixel; they are shown again as soon as one of them has text (a
+    slider narrowed the axis).
+    """
+    try:
+        ticks = axis._update_ticks()
+    except AttributeError:
+        return
+    minor = {id(t) for t in axis.minorTicks}
+    texts = [t.label1.get_text() for t in ticks if id(t) in minor]
+    if not texts:
+        return
+    state = axis.__dict__.setdefault("_posenc_minor", {"hidden": False})
+    if "on" not in state:  # the labels as the figure had them
+        first = axis.minorTicks[0]
+        state["on"] = (first.label1.get_visible(), first.label2.get_visible())
+    empty = not any(texts)
+    if empty == state["hidden"]:
+        return
+    names = (("labelbottom", "labeltop") if axis.axis_name == "x"
+             else ("labelleft", "labelright"))
+    on1, on2 = state["on"]
+    axis.set_tick_params(which="minor", **{names[0]: on1 and not empty,
+                                           names[1]: on2 and not empty})
+    state["hidden"] = empty
+
+
 class _Piece:
     """A background piece: what it draws, its signature, where it is.
 
     ``signature()`` returns what the piece's pixels depend on; the piece is
-    repainted when it changes. ``rect`` is its pixel rectangle (rows and
-    columns), ``tight`` its part of the figure's tight bounding box.
+    repainted when it changes. ``rects`` are the pixel rectangles (rows
+    and columns) it paints in (one per tick label, say), ``tight`` its part
+    of the figure's tight bounding box.
     """
 
-    __slots__ = ("key", "draw", "signature", "sig", "rect", "tight",
+    __slots__ = ("key", "draw", "signature", "sig", "rects", "tight",
                  "artists")
 
     def __init__(self, key, draw, signature, artists):
         self.key, self.draw, self.artists = key, draw, artists
         self.signature = signature
-        self.sig = self.rect = self.tight = None
+        self.sig = self.tight = None
+        self.rects = []
 
 
 class Compositor:
@@ -246,12 +315,21 @@ class Compositor:
         self._started = False
 
     def png(self):
-        if not self._started or self._axes_changed():
-            self._start()
-            self._started = True
-        else:
-            self._step()
-        return self._encode()
+        for ax in self.figure.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                _remember_ticks(axis)
+                axis.__dict__["_posenc_ticks"] = None  # remember, from now
+        try:
+            if not self._started or self._axes_changed():
+                self._start()
+                self._started = True
+            else:
+                self._step()
+            return self._encode()
+        finally:
+            for ax in self.figure.axes:
+                for axis in (ax.xaxis, ax.yaxis):
+                    axis.__dict__.pop("_posenc_ticks", None)
 
     # ----------------------------------------------------- the pieces
 
@@ -311,6 +389,8 @@ class Compositor:
         locator = ax.get_axes_locator()
         ax.apply_aspect(locator(ax, self.renderer) if locator else None)
         ax.viewLim  # noqa: B018  (brings autoscaled limits up to date)
+        for axis in (ax.xaxis, ax.yaxis):
+            _quiet_minor_labels(axis)
 
     def _place_titles(self, ax, axes_changed=True):
         """Axes.draw's title placement (above any top decorations).
@@ -400,27 +480,38 @@ class Compositor:
             ax = first.axes
             tight = first.get_tightbbox(r) if first.get_visible() else None
             marks, edges = self._ticks(ax, first)
-            piece.rect = _union([_rect(tight, height),
-                                 _rect(marks, height, margin=0)])
             piece.tight = _bbox_union([tight] + edges)
+            # each label apart: the y axis' bottom label and the x axis'
+            # left label sit close to each other, but do not overlap
+            try:
+                ticks = first._update_ticks()  # those drawn (remembered)
+            except AttributeError:
+                ticks = first.majorTicks + first.minorTicks
+            texts = [first.label, first.offsetText] + [
+                label for tick in ticks for label in (tick.label1,
+                                                      tick.label2)]
+            piece.rects = [_rect(marks, height, margin=0)] + [
+                _rect(t.get_window_extent(r), height) for t in texts
+                if t.get_visible() and t.get_text()]
+            piece.rects = [x for x in piece.rects if x is not None]
         elif piece.key[0] == "title":
             boxes = [t.get_window_extent(r) for t in piece.artists
                      if t.get_visible() and t.get_text()]
             piece.tight = _bbox_union(boxes)
-            piece.rect = _rect(piece.tight, height)
+            piece.rects = [_rect(b, height) for b in boxes]
         else:  # a figure-level artist
             piece.tight = first.get_tightbbox(r)
-            piece.rect = _rect(first.get_window_extent(r), height)
+            piece.rects = [_rect(first.get_window_extent(r), height)]
 
     def _measure_content(self, ax):
-        """(tight box, pixel rectangle) of what ``_content(ax)`` paints."""
+        """(tight box, pixel rectangles) of what ``_content(ax)`` paints."""
         r, height = self.renderer, self.height
         if not ax.get_visible():
-            return None, None
+            return None, []
         if not self._split[id(ax)]:
             tight = ax.get_tightbbox(r)
-            return tight, _union([_rect(tight, height),
-                                  _rect(ax.bbox, height)])
+            return tight, [_union([_rect(tight, height),
+                                   _rect(ax.bbox, height)])]
         boxes, extra = [ax.bbox], []
         skip = {id(ax.xaxis), id(ax.yaxis)}
         if ax.axison:  # these spines are measured with their axis
@@ -431,8 +522,8 @@ class Compositor:
                 box = a.get_tightbbox(r)
                 boxes.append(box)
                 extra.append(_rect(box, height))
-        rect = _union([_rect(ax.bbox, height, margin=_MARGIN + 1)] + extra)
-        return _bbox_union(boxes), rect
+        rects = [_rect(ax.bbox, height, margin=_MARGIN + 1)] + extra
+        return _bbox_union(boxes), [x for x in rects if x is not None]
 
     # --------------------------------------------------------- drawing
 
@@ -507,7 +598,7 @@ class Compositor:
         def replace(piece):
             old = self.frames.get(piece.key)
             if old is not None:
-                old_rects.append(old.rect)
+                old_rects.extend(old.rects)
             self.frames[piece.key] = redraw[piece.key] = piece
 
         for ax in changed:
@@ -530,7 +621,7 @@ class Compositor:
         current = {("fig", id(a)): a for a in self._figure_artists()}
         for key in [k for k in self.frames if k[0] == "fig"]:
             if key not in current:
-                old_rects.append(self.frames.pop(key).rect)
+                old_rects.extend(self.frames.pop(key).rects)
         for key, art in current.items():
             piece = self.frames.get(key)
             if piece is None:
@@ -541,7 +632,7 @@ class Compositor:
                 sig = piece.signature()
                 if sig != piece.sig:
                     piece.sig = sig
-                    old_rects.append(piece.rect)
+                    old_rects.extend(piece.rects)
                     redraw[key] = piece
         return redraw, old_rects
 
@@ -556,17 +647,17 @@ class Compositor:
         # content: Axes that changed, and any whose rectangle is touched
         todo = {id(ax) for ax in changed}
         for ax in changed:
-            area.append(self.content[id(ax)][1])
+            area.extend(self.content[id(ax)][1])
             self.content[id(ax)] = self._measure_content(ax)
-            area.append(self.content[id(ax)][1])
+            area.extend(self.content[id(ax)][1])
         grown = True
         while grown:
             grown = False
             for ax in axes:
-                rect = self.content[id(ax)][1]
-                if id(ax) not in todo and any(_overlap(rect, a) for a in area):
+                rects = self.content[id(ax)][1]
+                if id(ax) not in todo and _touches(rects, area):
                     todo.add(id(ax))
-                    area.append(rect)
+                    area.extend(rects)
                     grown = True
         self._copy(self.background, self.buf, area)
         for ax in axes:
@@ -579,15 +670,14 @@ class Compositor:
         for piece in redraw.values():
             self._measure(piece)
         area = [r for r in old_rects if r is not None]
-        area += [p.rect for p in redraw.values() if p.rect is not None]
+        area += [x for p in redraw.values() for x in p.rects]
         grown = True  # pieces overlapping the area are repainted too
         while grown:
             grown = False
             for key, piece in self.frames.items():
-                if key not in redraw and any(_overlap(piece.rect, a)
-                                             for a in area):
+                if key not in redraw and _touches(piece.rects, area):
                     redraw[key] = piece
-                    area.append(piece.rect)
+                    area.extend(piece.rects)
                     grown = True
         self._copy(self.base, self.buf, area)
         for key, piece in self.frames.items():  # in painting order

@@ -234,9 +234,10 @@ EXPLORE_ENCODING = Interactive(
     name="explore_encoding",
     plot=explore_encoding,
     sliders=(
-        Slider("d_model", 2, 256, 2, 64, label="d_model"),
+        Slider("d_model", 2, 256, 2, 64, label="d_model", continuous=True),
         Slider("base", 0.5, 6.0, 0.25, 4.0, label="base", log=True),
-        Slider("pos", 0, N_POSITIONS - 1, 1, 20, label="pos"),
+        Slider("pos", 0, N_POSITIONS - 1, 1, 20, label="pos",
+               continuous=True),
     ),
     caption=("The encoding matrix, a few of its columns as waves, and the "
              "encoding vector of one position."),

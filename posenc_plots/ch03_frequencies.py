@@ -221,7 +221,8 @@ WAVELENGTHS = Interactive(
     name="ch03_wavelengths",
     plot=plot_wavelengths,
     sliders=(
-        Slider("d_model", 8, 1024, 8, 512, label="d_model"),
+        Slider("d_model", 8, 1024, 8, 512, label="d_model",
+               continuous=True),
         Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
         Slider("seq_len", 64, 8192, 64, 512, label="sequence length"),
     ),
@@ -235,7 +236,8 @@ DISTANCE = Interactive(
     plot=plot_distance_profile,
     live=live_distance_profile,
     sliders=(
-        Slider("d_model", 2, 512, 2, 64, label="d_model"),
+        Slider("d_model", 2, 512, 2, 64, label="d_model",
+               continuous=True),
         Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
     ),
     caption="Distance between two positions Δ apart, for shifts up to "
