@@ -121,6 +121,14 @@ class Config:
             if not value or any(not isinstance(j, int) or j < 1 for j in value):
                 raise ValueError(
                     f"{name} must be integers >= 1, got {value!r}")
+        try:
+            device = torch.device(self.device)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"device must be a torch device such as 'cpu' "
+                             f"or 'cuda', got {self.device!r}") from err
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device is {self.device!r}, but torch sees no "
+                             f"CUDA GPU here")
         if self.rope_layout not in LAYOUTS:
             raise ValueError(
                 f"rope_layout must be one of {LAYOUTS}, got {self.rope_layout!r}")
@@ -167,6 +175,8 @@ PRESETS = {
 @contextlib.contextmanager
 def _deterministic(cfg):
     """``cfg.threads`` threads and deterministic algorithms, then as before."""
+    if cfg.device.startswith("cuda"):  # what deterministic cuBLAS needs
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     threads = torch.get_num_threads()
     strict = torch.are_deterministic_algorithms_enabled()
     torch.set_num_threads(cfg.threads)

@@ -206,6 +206,7 @@ def test_command_line(tmp_path, capsys):
     ({"steps": 0}, "steps"),
     ({"rope_layout": "neox"}, "rope_layout"),
     ({"eval_multiples": ()}, "eval_multiples"),
+    ({"device": "gpu0"}, "device"),
 ])
 def test_bad_settings_name_themselves(tmp_path, changes, name):
     cfg = replace(PRESETS["quick"], **changes)
