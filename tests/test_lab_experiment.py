@@ -31,6 +31,7 @@ from posenc_lab.experiment import (
     config_from_json,
     environment,
     run_experiment,
+    summarize,
     write_json,
 )
 from posenc_lab.model import METHODS
@@ -242,3 +243,34 @@ def test_jobs_do_not_change_the_numbers(tmp_path):
              for r in one["runs"]]
     assert strip == [{k: v for k, v in r.items() if k != "wall_time_s"}
                      for r in two["runs"]]
+
+
+# ---- the committed full results, which chapter 8 reads
+
+FULL = ROOT / "results" / "ch08" / "full" / "results.json"
+
+
+def test_committed_full_results_are_complete():
+    full = json.loads(FULL.read_text())
+    cfg = config_from_json(full["config"])
+    assert cfg == PRESETS["full"]
+    assert full["schema"] == SCHEMA and len(cfg.seeds) >= 3
+    keys = sorted((r["task"], r["method"], r["seed"]) for r in full["runs"])
+    assert keys == sorted((t, m, s) for t in cfg.tasks for m in cfg.methods
+                          for s in cfg.seeds)
+    assert full["summary"] == json.loads(json.dumps(summarize(full["runs"])))
+    for run in full["runs"]:
+        runs_file = FULL.parent / "runs" / (
+            f"{run['task']}-{run['method']}-seed{run['seed']}.json")
+        assert json.loads(runs_file.read_text()) == run
+    assert 0 < full["wall_time_s"] <= 1800  # the 30 minutes
+
+
+def test_summary_is_mean_and_sample_std():
+    runs = [{"task": "lm", "method": "alibi", "seed": s,
+             "eval": {"64": {"loss": v, "ppl": math.exp(v)}}}
+            for s, v in enumerate([1.0, 2.0, 4.0])]
+    loss = summarize(runs)["lm"]["alibi"]["64"]["loss"]
+    assert loss["mean"] == pytest.approx(7 / 3, abs=1e-5)
+    assert loss["std"] == pytest.approx(math.sqrt(7 / 3), abs=1e-5)
+    assert (loss["min"], loss["max"], loss["n"]) == (1.0, 4.0, 3)
