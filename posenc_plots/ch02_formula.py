@@ -235,7 +235,8 @@ EXPLORE_ENCODING = Interactive(
     plot=explore_encoding,
     sliders=(
         Slider("d_model", 2, 256, 2, 64, label="d_model", continuous=True),
-        Slider("base", 0.5, 6.0, 0.25, 4.0, label="base", log=True),
+        Slider("base", 0.5, 6.0, 0.25, 4.0, label="base", log=True,
+               continuous=True),
         Slider("pos", 0, N_POSITIONS - 1, 1, 20, label="pos",
                continuous=True),
     ),

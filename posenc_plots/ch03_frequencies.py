@@ -223,8 +223,10 @@ WAVELENGTHS = Interactive(
     sliders=(
         Slider("d_model", 8, 1024, 8, 512, label="d_model",
                continuous=True),
-        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
-        Slider("seq_len", 64, 8192, 64, 512, label="sequence length"),
+        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True,
+               continuous=True),
+        Slider("seq_len", 64, 8192, 64, 512, label="sequence length",
+               continuous=True),
     ),
     caption="Wavelength of each sin/cos pair; pairs longer than the "
             "sequence are drawn in orange.",
@@ -238,7 +240,8 @@ DISTANCE = Interactive(
     sliders=(
         Slider("d_model", 2, 512, 2, 64, label="d_model",
                continuous=True),
-        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True),
+        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True,
+               continuous=True),
     ),
     caption="Distance between two positions Δ apart, for shifts up to "
             "1,000.",

@@ -180,9 +180,9 @@ POSITION = Interactive(
     name="ch04_position",
     plot=plot_position,
     sliders=(
-        Slider("pos", 0, 255, 1, 13, label="pos"),
-        Slider("n_bits", 1, 10, 1, 8, label="bits"),
-        Slider("d_model", 2, 64, 2, 16, label="d_model"),
+        Slider("pos", 0, 255, 1, 13, label="pos", continuous=True),
+        Slider("n_bits", 1, 10, 1, 8, label="bits", continuous=True),
+        Slider("d_model", 2, 64, 2, 16, label="d_model", continuous=True),
     ),
     caption="The bits of pos and its sinusoidal encoding side by side.",
     live=live_position,

@@ -430,59 +430,69 @@ def live_alibi_attention(ax=None, *, seed=0):
 
 SHIFT_MATRIX = Interactive(
     name="ch05_shift_matrix", plot=shift_matrix, live=live_shift_matrix,
-    sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift Δ"),
-             Slider("d_model", 2, 64, 2, 16, label="d_model"),
-             Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
+    sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift Δ", continuous=True),
+             Slider("d_model", 2, 64, 2, 16, label="d_model",
+                    continuous=True),
+             Slider("base", 1, 5, 0.5, 4, label="base", log=True,
+                    continuous=True)),
     caption="The shift matrix is block-diagonal: one 2x2 rotation by "
             "Delta times omega_i per sin/cos pair.")
 
 DOT_VS_DISTANCE = Interactive(
     name="ch05_dot_vs_distance", plot=dot_vs_distance, live=live_dot_vs_distance,
-    sliders=(Slider("d_model", 2, 256, 2, 64, label="d_model"),
-             Slider("base", 1, 5, 0.5, 4, label="base", log=True)),
+    sliders=(Slider("d_model", 2, 256, 2, 64, label="d_model",
+                    continuous=True),
+             Slider("base", 1, 5, 0.5, 4, label="base", log=True,
+                    continuous=True)),
     caption="PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.")
 
 PROJECTED_SCORES = Interactive(
     name="ch05_projected_scores", plot=projected_scores, live=live_projected_scores,
-    sliders=(Slider("d_model", 2, 128, 2, 64, label="d_model"),
-             Slider("k", 0, 16, 1, 5, label="shift Δ"),
-             Slider("seed", 0, 9, 1, 0, label="seed")),
+    sliders=(Slider("d_model", 2, 128, 2, 64, label="d_model",
+                    continuous=True),
+             Slider("k", 0, 16, 1, 5, label="shift Δ", continuous=True),
+             Slider("seed", 0, 9, 1, 0, label="seed", continuous=True)),
     caption="Position-only scores: raw, with random projections, and "
             "with a shift head.")
 
 SHAW_INDEX = Interactive(
     name="ch05_shaw_index", plot=shaw_index, live=live_shaw_index,
     sliders=(Slider("n", 2, 16, 1, 9, label="length n"),
-             Slider("max_distance", 0, 15, 1, 3, label="clip r_max")),
+             Slider("max_distance", 0, 15, 1, 3, label="clip r_max",
+                    continuous=True)),
     caption="Which row of the (2 r_max + 1)-row table each query-key pair "
             "uses.")
 
 MEMORY = Interactive(
     name="ch05_memory", plot=memory_cost, live=live_memory_cost,
-    sliders=(Slider("d_model", 64, 4096, 64, 512, label="d"),
-             Slider("max_distance", 1, 256, 1, 16, label="clip r_max")),
+    sliders=(Slider("d_model", 64, 4096, 64, 512, label="d",
+                    continuous=True),
+             Slider("max_distance", 1, 256, 1, 16, label="clip r_max",
+                    continuous=True)),
     caption="Memory of a full max_len x max_len x d table against the "
             "(2 max_len - 1) x d and (2 r_max + 1) x d tables.")
 
 T5_BUCKETS = Interactive(
     name="ch05_t5_buckets", plot=t5_buckets, live=live_t5_buckets,
-    sliders=(Slider("num_buckets", 4, 64, 2, 32, label="num_buckets"),
+    sliders=(Slider("num_buckets", 4, 64, 2, 32, label="num_buckets",
+                    continuous=True),
              Slider("max_distance", 40, 512, 8, 128,
-                    label="max_distance")),
+                    label="max_distance", continuous=True)),
     caption="T5 buckets: exact near the query, logarithmic far away.")
 
 ALIBI_BIASES = Interactive(
     name="ch05_alibi_bias", plot=alibi_biases, live=live_alibi_biases,
-    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads"),
-             Slider("n", 2, 32, 1, 12, label="length n")),
+    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads", continuous=True),
+             Slider("n", 2, 32, 1, 12, label="length n", continuous=True)),
     caption="ALiBi's bias per head: steep slopes look close, gentle "
             "slopes look far.")
 
 ALIBI_ATTENTION = Interactive(
     name="ch05_alibi_attention", plot=alibi_attention, live=live_alibi_attention,
-    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads"),
-             Slider("n", 2, 32, 1, 16, label="length n"),
-             Slider("content", 0.0, 4.0, 0.5, 0.0, label="content")),
+    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads", continuous=True),
+             Slider("n", 2, 32, 1, 16, label="length n", continuous=True),
+             Slider("content", 0.0, 4.0, 0.5, 0.0, label="content",
+                    continuous=True)),
     caption="Causal attention weights with ALiBi; content scales the "
             "query projection.")
 

@@ -285,9 +285,11 @@ ROTATING_PAIR = Interactive(
     plot=plot_rotating_pair,
     live=live_rotating_pair,
     sliders=(
-        Slider("m", 0, 40, 1, 3, label="query position m"),
-        Slider("n", 0, 40, 1, 1, label="key position \u2113"),
-        Slider("pair", 0, 3, 1, 0, label="pair i (head_dim 8)"),
+        Slider("m", 0, 40, 1, 3, label="query position m", continuous=True),
+        Slider("n", 0, 40, 1, 1, label="key position \u2113",
+               continuous=True),
+        Slider("pair", 0, 3, 1, 0, label="pair i (head_dim 8)",
+               continuous=True),
     ),
     caption="One pair of a query and a key, rotated by their positions; "
             "their dot product depends on \u2113 - m only.",
@@ -298,9 +300,11 @@ DECAY_BOUND = Interactive(
     plot=plot_decay_bound,
     live=live_decay_bound,
     sliders=(
-        Slider("head_dim", 8, 256, 8, 128, label="head_dim"),
-        Slider("base", 1, 6, 0.25, 4, label="base", log=True),
-        Slider("max_distance", 64, 4096, 64, 256, label="largest distance"),
+        Slider("head_dim", 8, 256, 8, 128, label="head_dim", continuous=True),
+        Slider("base", 1, 6, 0.25, 4, label="base", log=True,
+               continuous=True),
+        Slider("max_distance", 64, 4096, 64, 256, label="largest distance",
+               continuous=True),
     ),
     caption="RoFormer's relative upper bound against relative distance.",
 )

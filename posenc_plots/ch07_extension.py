@@ -262,7 +262,7 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
 _SLIDERS = (
     Slider("factor", 1, 32, 1, 8, label="factor s"),
     Slider("original_length", 1024, 32768, 1024, 8192,
-           label="training length L"),
+           label="training length L", continuous=True),
 )
 
 TURNS = Interactive(
