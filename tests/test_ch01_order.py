@@ -128,13 +128,57 @@ def test_interactive_spec():
     assert spec.defaults() == {"amplitude": 1.0, "d_model": 16}
 
 
-def test_every_slider_position_draws():
+def independent_weights(amplitude, d_model, seed=0):
+    """Both phrases' weights by word from the formulas alone (no posenc_core):
+    the sinusoids written out, a softmax by hand."""
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(5, d_model))
+    w_q, w_k, _ = rng.normal(size=(3, d_model, d_model // 2)) / np.sqrt(d_model)
+    angle = np.arange(5)[:, None] / 10000.0 ** (
+        np.arange(0, d_model, 2)[None, :] / d_model)
+    P = np.stack([np.sin(angle), np.cos(angle)], axis=2).reshape(5, d_model)
+
+    def weights(X):
+        S = (X @ w_q) @ (X @ w_k).T / np.sqrt(d_model // 2)
+        e = np.exp(S - S.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    second = [2, 1, 0, 3, 4]  # 广州 到 沈阳 的 机票, as word ids
+    slot = [second.index(w) for w in range(5)]
+    return weights(E + amplitude * P), weights(E[second] + amplitude * P)[
+        np.ix_(slot, slot)]
+
+
+def test_every_slider_position_draws_what_the_weights_say():
+    """Each slider over its whole range: the three heatmaps, their cell
+    labels and titles are the weights computed independently for those
+    values, so each move of a slider changes them as it should."""
     spec = figs.ATTENTION_WITH_POSITION
     defaults = spec.defaults()
     for slider in spec.sliders:
+        before = None
         for value in slider.values():
-            fig = spec.plot(**{**defaults, slider.name: value})
-            assert len(fig.axes) == 3
+            values = {**defaults, slider.name: value}
+            fig = spec.plot(**values)
+            A1, A2 = independent_weights(values["amplitude"],
+                                         int(values["d_model"]))
+            diff = np.abs(A1 - A2)
+            axes = fig.axes
+            assert len(axes) == 3
+            for ax, expected in zip(axes, (A1, A2, diff), strict=True):
+                assert np.allclose(ax.images[0].get_array(), expected,
+                                   rtol=0, atol=1e-12)
+                assert [t.get_text() for t in ax.texts] == [
+                    f"{v:.2f}" for v in expected.ravel()]
+            assert axes[2].get_title() == f"|difference|, max {diff.max():.2f}"
+            assert fig.get_suptitle() == (
+                f"amplitude of the position encoding = {values['amplitude']:g}"
+                f", d_model = {int(values['d_model'])}")
+            if values["amplitude"] == 0:  # no position: the phrases agree
+                assert np.allclose(diff, 0, atol=1e-12)
+            if before is not None:  # the move changed what is drawn
+                assert not np.allclose(axes[0].images[0].get_array(), before)
+            before = axes[0].images[0].get_array()
             plt.close(fig)
 
 
