@@ -95,13 +95,55 @@ def test_interactive_spec():
     assert spec.defaults() == {"d_model": 64, "base": 10000.0, "pos": 20}
 
 
-def test_every_slider_position_draws():
+def sinusoids(positions, d_model, base):
+    """PE(pos) written out from the paper's formula (no posenc_core)."""
+    pos = np.asarray(positions, dtype=float)[:, None]
+    angle = pos / base ** (np.arange(0, d_model, 2)[None, :] / d_model)
+    P = np.empty((pos.shape[0], d_model))
+    P[:, 0::2], P[:, 1::2] = np.sin(angle), np.cos(angle)
+    return P
+
+
+def test_every_slider_position_draws_the_encoding_it_should():
+    """Each slider over its whole range: heatmap, waves, the line at pos and
+    the vector PE(pos) are the formula's values, so moving d_model, base or
+    pos changes them as it should."""
     spec = figs.EXPLORE_ENCODING
     defaults = spec.defaults()
     for slider in spec.sliders:
+        before = None
         for value in slider.values():
-            fig = spec.plot(**{**defaults, slider.name: value})
-            assert len(fig.axes) >= 3
+            values = {**defaults, slider.name: value}
+            d_model, base, pos = values["d_model"], values["base"], values[
+                "pos"]
+            fig = spec.plot(**values)
+            heat_ax, wave_ax, vec_ax = fig.axes[:3]
+            P = sinusoids(np.arange(100), d_model, base)
+            image = heat_ax.images[0].get_array()
+            assert np.allclose(image, P, rtol=0, atol=1e-9)
+            assert list(heat_ax.lines[0].get_ydata()) == [pos, pos]
+            assert heat_ax.get_title() == (
+                f"d_model = {d_model}, base = {base:.3g}")
+            m = d_model // 2  # pairs 0, m/8, m/4, m/2: their sine columns
+            dims = [2 * i for i in sorted({0, m // 8, m // 4, m // 2})]
+            waves = wave_ax.lines[:-1]
+            assert [ln.get_label() for ln in waves] == [f"dim {d}"
+                                                        for d in dims]
+            for line, dim in zip(waves, dims, strict=True):
+                x = np.asarray(line.get_xdata())
+                assert np.allclose(line.get_ydata(),
+                                   sinusoids(x, d_model, base)[:, dim],
+                                   rtol=0, atol=1e-9)
+            assert list(wave_ax.lines[-1].get_xdata()) == [pos, pos]
+            sin_line, cos_line = vec_ax.lines[:2]
+            assert np.array_equal(sin_line.get_xdata(),
+                                  np.arange(0, d_model, 2))
+            assert np.allclose(sin_line.get_ydata(), P[pos, 0::2], atol=1e-9)
+            assert np.allclose(cos_line.get_ydata(), P[pos, 1::2], atol=1e-9)
+            assert vec_ax.get_title() == f"PE({pos})"
+            now = (image.shape, image.sum(), pos)
+            assert now != before  # the move changed what is drawn
+            before = now
             plt.close(fig)
 
 
