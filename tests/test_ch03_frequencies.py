@@ -97,8 +97,56 @@ def test_interactive_specs():
     assert defaults == {"d_model": 512, "base": 10000.0, "seq_len": 512}
 
 
+def check_wavelengths(fig, d_model, base, seq_len):
+    """The figure against the wavelengths 2 pi base^(2i/d) written out."""
+    ax = fig.axes[0]
+    i = np.arange(d_model // 2)
+    lam = 2 * np.pi * base ** (2 * i / d_model)
+    curve, two_pi, bound, seq = ax.lines
+    assert np.array_equal(curve.get_xdata(), i)
+    assert np.allclose(curve.get_ydata(), lam, rtol=1e-12, atol=0)
+    fast, slow = ax.collections
+    long = lam > seq_len
+    assert np.allclose(fast.get_offsets(), np.column_stack([i, lam])[~long])
+    assert np.allclose(slow.get_offsets(), np.column_stack([i, lam])[long])
+    assert list(two_pi.get_ydata()) == pytest.approx([2 * np.pi] * 2)
+    assert list(bound.get_ydata()) == pytest.approx([2 * np.pi * base] * 2)
+    assert list(seq.get_ydata()) == [seq_len] * 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        f"wavelength <= {seq_len:g} ({int((~long).sum())} pairs)",
+        f"wavelength > {seq_len:g} ({int(long.sum())} pairs)",
+        r"$2\pi\cdot$base (never reached)"]
+    assert ax.get_title().endswith(f"longest wavelength {lam[-1]:,.1f}")
+    return curve.get_ydata(), long, seq.get_ydata()
+
+
+def check_distance(fig, d_model, base):
+    """The figure against ||PE(D) - PE(0)||^2 = sum_i 2 - 2 cos(D w_i)."""
+    ax = fig.axes[0]
+    shift = np.arange(1000)
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    dist = np.sqrt((2 - 2 * np.cos(np.outer(shift, omega))).sum(axis=1))
+    curve, neighbour, point = ax.lines
+    assert np.array_equal(curve.get_xdata(), shift)
+    assert np.allclose(curve.get_ydata(), dist, rtol=0, atol=1e-9)
+    assert neighbour.get_ydata()[0] == pytest.approx(dist[1], abs=1e-9)
+    (nearest,), (height,) = point.get_xdata(), point.get_ydata()
+    assert nearest >= 1 and height == pytest.approx(dist[nearest], abs=1e-9)
+    assert height <= dist[1:].min() + 1e-9  # (ties may pick either)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        f"neighbour distance {neighbour.get_ydata()[0]:.3f}",
+        f"nearest: Δ={nearest}, distance {height:.3f}"]
+    assert ax.get_ylim()[0] == 0
+    return curve.get_ydata(), nearest
+
+
 @pytest.mark.parametrize("spec", figs.INTERACTIVE, ids=lambda s: s.name)
-def test_every_slider_position_draws(spec):
+def test_every_slider_position_draws_what_the_formulas_say(spec):
+    """Each slider over its whole range: lines, points, legends and titles
+    are the wavelengths (distances) computed independently, so each move of
+    a slider changes them as it should."""
+    check = {"ch03_wavelengths": check_wavelengths,
+             "ch03_distance": check_distance}[spec.name]
     defaults = spec.defaults()
     for slider in spec.sliders:
         values = slider.values()
@@ -106,10 +154,15 @@ def test_every_slider_position_draws(spec):
             10.0**slider.min if slider.log else slider.min)
         assert values[-1] == pytest.approx(
             10.0**slider.max if slider.log else slider.max)
-        # every value is plotted; text is laid out (drawn) at both ends
-        # and every 16th value, since only titles and legends depend on it
+        before = None
         for n, value in enumerate(values):
             fig = spec.plot(**{**defaults, slider.name: value})
+            drawn = check(fig, **{**defaults, slider.name: value})
+            if before is not None:  # the move changed what is drawn
+                assert any(np.shape(a) != np.shape(b) or not np.allclose(a, b)
+                           for a, b in zip(drawn, before, strict=True))
+            before = drawn
+            # text is laid out (drawn) at both ends and every 16th value
             if n % 16 == 0 or n == len(values) - 1:
                 fig.set_dpi(20)
                 fig.canvas.draw()
