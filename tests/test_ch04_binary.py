@@ -97,16 +97,47 @@ def test_interactive_specs():
     assert figs.POSITION.defaults() == {"pos": 13, "n_bits": 8, "d_model": 16}
 
 
+def check_position(fig, pos, n_bits, d_model):
+    """Bars against pos's bits (pos >> j) & 1 and its sinusoids, written out
+    independently of posenc_core; titles say what the counter shows."""
+    ax_b, ax_p = fig.axes
+    bits = [(pos >> j) & 1 for j in range(n_bits)]  # rolls over past 2^n
+    assert [p.get_height() for p in ax_b.patches] == bits
+    assert [p.get_x() + p.get_width() / 2 for p in ax_b.patches] == list(
+        range(n_bits))
+    shown = pos % 2**n_bits
+    written = "".join(str(b) for b in reversed(bits))
+    assert int(written, 2) == shown
+    title = ax_b.get_title()  # the bits, and what a rolled-over counter shows
+    assert f"pos={pos}" in title and written in title
+    assert (f"shows {shown} =" in title) == (shown != pos)
+    angle = pos / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    row = np.stack([np.sin(angle), np.cos(angle)], axis=1).ravel()
+    heights = np.array([p.get_height() for p in ax_p.patches])
+    assert np.allclose(heights, row, rtol=0, atol=1e-12)
+    assert ax_p.get_title().startswith(f"PE(pos={pos}), d_model={d_model},")
+    return bits, heights
+
+
 @pytest.mark.parametrize("spec", figs.INTERACTIVE, ids=lambda s: s.name)
-def test_every_slider_position_draws(spec):
+def test_every_slider_position_draws_the_bits_and_sinusoids(spec):
+    """Each slider over its whole range: both bar charts and both titles
+    are the bits and sinusoids of pos, computed independently, so each move
+    of a slider changes them as it should."""
     defaults = spec.defaults()
     for slider in spec.sliders:
         values = slider.values()
         assert values[0] == slider.min and values[-1] == slider.max
-        # every value is plotted; text is laid out (drawn) at both ends
-        # and every 16th value, since only titles and legends depend on it
+        before = None
         for n, value in enumerate(values):
             fig = spec.plot(**{**defaults, slider.name: value})
+            bits, heights = check_position(fig, **{**defaults,
+                                                   slider.name: value})
+            if before is not None:  # the move changed what is drawn
+                assert (bits != before[0] or heights.shape != before[1].shape
+                        or not np.allclose(heights, before[1]))
+            before = (bits, heights)
+            # text is laid out (drawn) at both ends and every 16th value
             if n % 16 == 0 or n == len(values) - 1:
                 fig.set_dpi(20)
                 fig.canvas.draw()
