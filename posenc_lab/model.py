@@ -36,6 +36,15 @@ turned into a tensor here; the model re-implements no formula.
     ``num_buckets``, ``max_distance``), added to the scores and shared by
     all layers, as in T5 (Raffel et al. 2020).
 
+``attention_fn`` (optional) replaces the attention step of every layer by
+your own function ``attention_fn(q, k, v) -> y``: queries, keys and values
+of shape ``(B, H, n, d_k)`` in, the weighted values ``softmax(S) V`` of the
+same shape out; the function applies the causal mask and any position
+information itself. It goes with the methods whose position does not enter
+the attention (``"none"``, ``"sinusoidal"``, ``"learned"``); with
+``method="none"`` it is the only place where position enters, as in the
+book's eighth assignment, where students write ALiBi this way.
+
 Shapes: ``B`` batch, ``n`` tokens, ``H`` heads, ``d_k`` head width.
 """
 
@@ -84,11 +93,20 @@ class Attention(nn.Module):
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
         self.out = nn.Linear(d_model, d_model, bias=False)
 
-    def forward(self, x, *, rotations=None, bias=None, logit_scale=1.0):
+    def forward(self, x, *, rotations=None, bias=None, logit_scale=1.0,
+                attention_fn=None):
         B, n, _ = x.shape
         q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
         q, k, v = (t.view(B, n, self.n_heads, self.head_dim).transpose(1, 2)
                    for t in (q, k, v))                     # (B, H, n, d_k)
+        if attention_fn is not None:                       # the user's own
+            y = attention_fn(q, k, v)
+            if not isinstance(y, torch.Tensor) or y.shape != v.shape:
+                raise ValueError(
+                    f"attention_fn must return a tensor of the shape of v, "
+                    f"(B, H, n, d_k) = {tuple(v.shape)}, got "
+                    f"{tuple(y.shape) if isinstance(y, torch.Tensor) else y!r}")
+            return self.out(y.transpose(1, 2).reshape(B, n, -1))
         if rotations is not None:                          # RoPE
             q = torch.einsum("bhnd,nde->bhne", q, rotations)
             k = torch.einsum("bhnd,nde->bhne", k, rotations)
@@ -134,11 +152,17 @@ class TinyTransformer(nn.Module):
         RoPE's pairing of dimensions.
     num_buckets, max_distance : int
         T5's :math:`N_b` and :math:`r_{\\max}`.
+    attention_fn : callable, optional
+        ``attention_fn(q, k, v) -> y``, shapes ``(B, H, n, d_k)``: replaces
+        the attention step (scores, causal mask, softmax, weighted sum) of
+        every layer (see the module's docstring). Only with ``"none"``,
+        ``"sinusoidal"`` or ``"learned"``.
     """
 
     def __init__(self, vocab_size, method, *, d_model=64, n_layers=2,
                  n_heads=4, max_len=None, beyond="error", base=10000.0,
-                 layout="interleaved", num_buckets=32, max_distance=128):
+                 layout="interleaved", num_buckets=32, max_distance=128,
+                 attention_fn=None):
         super().__init__()
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -168,6 +192,14 @@ class TinyTransformer(nn.Module):
                                     or max_len < 1):
             raise ValueError(
                 f"max_len must be an integer >= 1 for learned, got {max_len!r}")
+        if attention_fn is not None and not callable(attention_fn):
+            raise ValueError(f"attention_fn must be a function (q, k, v) -> "
+                             f"y or None, got {attention_fn!r}")
+        if attention_fn is not None and method in ("rope", "alibi", "t5"):
+            raise ValueError(
+                f"attention_fn replaces the attention step, where method "
+                f"{method!r} puts its position; use attention_fn with method "
+                f"'none', 'sinusoidal' or 'learned'")
         if method == "t5":  # posenc_core checks num_buckets, max_distance
             pc.t5_relative_position_bucket(0, bidirectional=False,
                                            num_buckets=num_buckets,
@@ -177,6 +209,7 @@ class TinyTransformer(nn.Module):
         self.n_heads, self.head_dim = n_heads, head_dim
         self.num_buckets, self.max_distance = num_buckets, max_distance
         self.rope_scaling, self.logit_scale = None, 1.0
+        self.attention_fn = attention_fn
         self.tok = nn.Embedding(vocab_size, d_model)
         if method == "learned":
             self.pos = nn.Embedding(max_len, d_model)
@@ -226,6 +259,8 @@ class TinyTransformer(nn.Module):
     def _positions(self, n, device):
         """What the method adds to the embeddings and passes to attention."""
         add, position = None, {"logit_scale": self.logit_scale}
+        if self.attention_fn is not None:
+            position["attention_fn"] = self.attention_fn
         if self.method == "sinusoidal":
             add = self._table("sin", n, device, lambda: pc.sinusoidal_encoding(
                 n, self.tok.embedding_dim, base=self.base))

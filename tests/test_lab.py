@@ -213,3 +213,56 @@ def test_copy_batch_copies():
         assert mask[row, k: 2 * k].all()
     with pytest.raises(ValueError, match="k_min"):
         data.copy_batch(2, 0, 3, np.random.default_rng(0))
+
+
+# ---- attention_fn: the user's own attention step (assignment 8)
+
+
+def _alibi_attention(q, k, v):
+    """ALiBi written outside the model, from posenc_core's bias."""
+    n = q.shape[-2]
+    bias = torch.as_tensor(pc.alibi_bias(n, q.shape[1]), dtype=q.dtype)
+    S = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + bias
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    return S.masked_fill(~causal, float("-inf")).softmax(-1) @ v
+
+
+def test_attention_fn_is_what_the_model_calls():
+    """ALiBi as an attention_fn on method 'none' gives the built-in ALiBi
+    model's logits and gradients (same weights): the function really runs,
+    in every layer, forward and backward."""
+    calls = []
+
+    def spy(q, k, v):
+        calls.append(tuple(q.shape))
+        return _alibi_attention(q, k, v)
+
+    torch.manual_seed(0)
+    mine = TinyTransformer(11, "none", d_model=16, n_layers=2, n_heads=4,
+                           attention_fn=spy)
+    builtin = TinyTransformer(11, "alibi", d_model=16, n_layers=2, n_heads=4)
+    builtin.load_state_dict(mine.state_dict())
+    x = torch.randint(0, 11, (3, 20), generator=torch.Generator().manual_seed(1))
+    a, b = mine(x), builtin(x)
+    assert calls == [(3, 4, 20, 4)] * 2  # once per layer
+    torch.testing.assert_close(a, b)
+    a.sum().backward()
+    b.sum().backward()
+    grad = dict(builtin.named_parameters())
+    for name, p in mine.named_parameters():
+        torch.testing.assert_close(p.grad, grad[name].grad)
+    # and without ALiBi (plain causal attention) the logits differ
+    plain = TinyTransformer(11, "none", d_model=16, n_layers=2, n_heads=4)
+    plain.load_state_dict(mine.state_dict())
+    assert not torch.allclose(plain(x), a)
+
+
+def test_attention_fn_bad_arguments():
+    with pytest.raises(ValueError, match="attention_fn"):
+        TinyTransformer(10, "alibi", attention_fn=_alibi_attention)
+    with pytest.raises(ValueError, match="attention_fn"):
+        TinyTransformer(10, "none", attention_fn="alibi")
+    model = TinyTransformer(10, "none", d_model=8, n_heads=2,
+                            attention_fn=lambda q, k, v: v[..., :1])
+    with pytest.raises(ValueError, match="attention_fn must return"):
+        model(torch.zeros(1, 5, dtype=torch.long))
