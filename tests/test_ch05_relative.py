@@ -258,14 +258,202 @@ def test_alibi_attention_data_with_content():
         np.testing.assert_allclose(A, ref)
 
 
-def test_every_slider_position_draws():
-    for spec in figs.INTERACTIVE:
-        defaults = spec.defaults()
-        for slider in spec.sliders:
-            for value in slider.values():
-                fig = spec.plot(**{**defaults, slider.name: value})
-                assert fig.axes
-                plt.close(fig)
+# ---------- slider sweeps: what is drawn, against independent formulas
+
+
+def _omega(d_model, base=10000.0):
+    return base ** (-np.arange(0, d_model, 2) / d_model)
+
+
+def _sinusoids(positions, d_model):
+    angle = np.outer(positions, _omega(d_model))
+    return np.stack([np.sin(angle), np.cos(angle)], axis=2).reshape(
+        len(positions), d_model)
+
+
+def _close(a, b, atol=1e-9):
+    return np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=0,
+                                                      atol=atol)
+
+
+def _tiles(image, n, h):
+    """Cut a mosaic (8 tiles a row, one blank row/column between tiles)."""
+    cols = min(8, h)
+    return np.stack([image[r * (n + 1): r * (n + 1) + n,
+                           c * (n + 1): c * (n + 1) + n]
+                     for r, c in (divmod(head, cols) for head in range(h))])
+
+
+def _paper_slopes(n):
+    """get_slopes from the ALiBi paper's code (Press et al.)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(np.log2(n) - 3))
+        return [start * start**i for i in range(n)]
+    if np.log2(n).is_integer():
+        return power_of_2(n)
+    c = 2 ** int(np.floor(np.log2(n)))
+    return power_of_2(c) + _paper_slopes(2 * c)[0::2][: n - c]
+
+
+def check_shift_matrix(fig, k, d_model, base):
+    M = np.zeros((d_model, d_model))
+    for i, w in enumerate(_omega(d_model, base)):
+        c, s = np.cos(k * w), np.sin(k * w)  # sin(a+b), cos(a+b) from a
+        M[2 * i: 2 * i + 2, 2 * i: 2 * i + 2] = [[c, s], [-s, c]]
+    image = fig.axes[0].images[0].get_array()
+    assert _close(image, M, 1e-12)
+    assert f"= {k:g}, d_model = {d_model}" in fig.axes[0].get_title()
+    return (image,)
+
+
+def check_dot_vs_distance(fig, d_model, base):
+    r = np.arange(-60, 61)
+    expected = np.cos(np.outer(r, _omega(d_model, base))).sum(axis=1)
+    lines = fig.axes[0].lines
+    assert len(lines) == 5  # the closed form, three anchors, the zero line
+    for line in lines[:4]:  # PE(m).PE(m + r) = sum_i cos(r w_i) for every m
+        assert np.array_equal(line.get_xdata(), r)
+        assert _close(line.get_ydata(), expected)
+    return (lines[0].get_ydata(),)
+
+
+def check_projected_scores(fig, d_model, k, seed):
+    n = 48
+    P = _sinusoids(np.arange(n), d_model)
+    rng = np.random.default_rng(seed)
+    w_q = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
+    w_k = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
+    r = np.arange(n)[None, :] - np.arange(n)[:, None]  # key - query
+    shift = np.cos(np.multiply.outer(r + k, _omega(d_model))).sum(axis=2)
+    expected = (P @ P.T, (P @ w_q) @ (P @ w_k).T, shift)
+    images = [ax.images[0] for ax in fig.axes if ax.images][:3]
+    for im, S in zip(images, expected, strict=True):
+        assert _close(im.get_array(), S / np.sqrt(d_model))
+        assert im.get_clim() == pytest.approx(
+            (S.min() / np.sqrt(d_model), S.max() / np.sqrt(d_model)))
+    titles = [ax.get_title() for ax in fig.axes if ax.images][:3]
+    assert f"seed {seed}" in titles[1] and f"M_{{{k}}}" in titles[2]
+    return tuple(im.get_array() for im in images)
+
+
+def check_shaw_index(fig, n, max_distance):
+    ax = fig.axes[0]
+    k = max_distance
+    R = np.clip(np.arange(n)[None, :] - np.arange(n)[:, None], -k, k)
+    assert np.array_equal(ax.images[0].get_array(), R)
+    lim = max(k, 1)
+    assert ax.images[0].get_clim() == (-lim, lim)
+    assert [t.get_text() for t in ax.texts] == [str(v) for v in R.ravel()]
+    assert [t.get_position() for t in ax.texts] == [
+        (j, i) for i in range(n) for j in range(n)]
+    assert f"r_max = {k}: {2 * k + 1} table rows" in ax.get_title()
+    return R, np.array([lim, 2 * k + 1])  # past n - 1 only colours, title
+
+
+def check_memory(fig, d_model, max_distance):
+    ax = fig.axes[0]
+    max_len = np.unique(np.geomspace(16, 100_000, 60).astype(np.int64))
+    rows = (max_len**2 * d_model, (2 * max_len - 1) * d_model,
+            (2 * max_distance + 1) * d_model + 0 * max_len)
+    for line, count in zip(ax.lines[:3], rows, strict=True):
+        assert np.array_equal(line.get_xdata(), max_len)
+        assert _close(line.get_ydata(), 4.0 * count, 0)
+    assert f"r_max = {max_distance}" in ax.get_legend().get_texts()[2].get_text()
+    assert ax.get_title() == f"d = {d_model}"
+    return tuple(line.get_ydata() for line in ax.lines[:3])
+
+
+def check_t5_buckets(fig, num_buckets, max_distance):
+    torch = pytest.importorskip("torch")
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    span = int(1.5 * max_distance)
+    r = np.arange(-span, span + 1)  # key - query, as transformers takes it
+    out = []
+    for ax, bidirectional in zip(fig.axes, (True, False), strict=True):
+        expected = t5.T5Attention._relative_position_bucket(
+            torch.tensor(r), bidirectional=bidirectional,
+            num_buckets=num_buckets, max_distance=max_distance).numpy()
+        step, *marks = ax.lines
+        assert step.get_drawstyle() == "steps-mid"
+        assert np.array_equal(step.get_xdata(), r)
+        assert np.array_equal(step.get_ydata(), expected)
+        exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+        edges = [-max_distance, -exact] + (
+            [exact, max_distance] if bidirectional else [])
+        assert [m.get_xdata()[0] for m in marks] == edges
+        assert f"{num_buckets} buckets, max_distance = {max_distance}" in (
+            ax.get_title())
+        out.append(step.get_ydata())
+    return tuple(out)
+
+
+def check_alibi_bias(fig, n_heads, n):
+    ax = fig.axes[0]
+    slopes = np.array(_paper_slopes(n_heads))
+    distance = np.abs(np.arange(n)[None, :] - np.arange(n)[:, None])
+    image = ax.images[0].get_array()
+    assert _close(_tiles(image, n, n_heads),
+                  -slopes[:, None, None] * distance, 1e-15)
+    gaps = np.ma.getmaskarray(image) | np.isnan(np.ma.filled(image, np.nan))
+    assert gaps.sum() == image.size - n_heads * n * n  # NaN between tiles
+    assert [t.get_text() for t in ax.texts] == [
+        f"$a = 2^{{{np.log2(m):g}}}$" for m in slopes]
+    assert f"n = {n}" in ax.get_title()
+    return (np.ma.filled(image, np.nan),)
+
+
+def check_alibi_attention(fig, n_heads, n, content):
+    ax = fig.axes[0]
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 8))
+    w_q = content * rng.normal(size=(8, 8)) / np.sqrt(8)
+    w_k = rng.normal(size=(8, 8)) / np.sqrt(8)
+    slopes = np.array(_paper_slopes(n_heads))
+    i = np.arange(n)
+    S = (x @ w_q) @ (x @ w_k).T / np.sqrt(8) - slopes[:, None, None] * abs(
+        i[None, :] - i[:, None])
+    S = np.where(i[None, :] <= i[:, None], S, -np.inf)  # causal
+    A = np.exp(S - S.max(axis=2, keepdims=True))
+    A /= A.sum(axis=2, keepdims=True)
+    image = ax.images[0].get_array()
+    assert _close(_tiles(image, n, n_heads), A, 1e-12)
+    assert [t.get_text() for t in ax.texts] == [
+        f"head {h + 1}" for h in range(n_heads)]
+    assert f"content = {content:g}" in ax.get_title()
+    return (np.ma.filled(image, np.nan),)
+
+
+CHECKS = {
+    "ch05_shift_matrix": check_shift_matrix,
+    "ch05_dot_vs_distance": check_dot_vs_distance,
+    "ch05_projected_scores": check_projected_scores,
+    "ch05_shaw_index": check_shaw_index,
+    "ch05_memory": check_memory,
+    "ch05_t5_buckets": check_t5_buckets,
+    "ch05_alibi_bias": check_alibi_bias,
+    "ch05_alibi_attention": check_alibi_attention,
+}
+
+
+@pytest.mark.parametrize("spec", figs.INTERACTIVE, ids=lambda s: s.name)
+def test_every_slider_position_draws_what_the_formulas_say(spec):
+    """Each slider over its whole range: the drawn data are the chapter's
+    formulas computed independently (the paper's ALiBi slopes, transformers'
+    T5 buckets, sums of cosines), so each move of a slider changes what is
+    drawn as it should."""
+    check = CHECKS[spec.name]
+    defaults = spec.defaults()
+    for slider in spec.sliders:
+        before = None
+        for value in slider.values():
+            values = {**defaults, slider.name: value}
+            fig = spec.plot(**values)
+            drawn = check(fig, **values)
+            if before is not None:  # the move changed what is drawn
+                assert any(not _close(a, b, 0) for a, b in zip(
+                    drawn, before, strict=True)), (spec.name, values)
+            before = drawn
+            plt.close(fig)
 
 
 def test_interactive_specs_are_listed():
