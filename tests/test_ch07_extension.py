@@ -131,12 +131,96 @@ def test_interactive_defaults_are_the_function_defaults():
             assert params[name].default == value
 
 
+def independent_angles(method, s, L, d=128, base=500000.0):
+    """theta_i' of each method from the papers' reference code, in numpy."""
+    theta = base ** (-np.arange(0, d, 2) / d)
+    if method == "none":
+        return theta
+    if method == "linear":  # Position Interpolation
+        return theta / s
+    if method == "ntk":
+        return (base * s ** (d / (d - 2))) ** (-np.arange(0, d, 2) / d)
+    if method == "yarn":  # jquesnelle/yarn: _yarn_find_correction_range
+        def dim(turns):
+            return d * np.log(L / (turns * 2 * np.pi)) / (2 * np.log(base))
+        low = max(np.floor(dim(32.0)), 0)
+        high = min(np.ceil(dim(1.0)), d - 1)
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+        keep = 1 - ramp  # extrapolation weight
+        return theta / s * (1 - keep) + theta * keep
+    # llama3 (Llama 3.1's apply_scaling), low 1, high 4
+    wavelength = 2 * np.pi / theta
+    smooth = (L / wavelength - 1.0) / (4.0 - 1.0)
+    middle = (1 - smooth) * theta / s + smooth * theta
+    return np.where(wavelength < L / 4.0, theta,
+                    np.where(wavelength > L / 1.0, theta / s, middle))
+
+
+def check_turns(fig, factor, original_length):
+    ax = fig.axes[0]
+    s, L = factor, original_length
+    theta = independent_angles("none", s, L)
+    lines = _lines(ax)
+    train = L * theta / (2 * np.pi)
+    assert np.allclose(lines["training"].get_ydata(), train, rtol=1e-12)
+    for method in figs.METHODS:
+        assert np.allclose(lines[method].get_ydata(), s * L * independent_angles(
+            method, s, L) / (2 * np.pi), rtol=1e-9, atol=0), method
+    slow = np.flatnonzero(train < 1)
+    (span,) = ax.patches
+    assert span.get_x() == slow[0] - 0.5
+    assert span.get_x() + span.get_width() == theta.size - 0.5
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[0].endswith(f"({slow.size})")
+    assert sum(f"over sL = {s * L:,}" in t for t in texts) == len(figs.METHODS)
+    assert f"L = {L:,}, s = {s}" in ax.get_title()
+    return tuple(lines[m].get_ydata() for m in (*figs.METHODS, "training"))
+
+
+def check_wavelengths(fig, factor, original_length):
+    ax1, ax2 = fig.axes[:2]
+    s, L = factor, original_length
+    theta = independent_angles("none", s, L)
+    out = []
+    for method in figs.METHODS:
+        new = independent_angles(method, s, L)
+        line = _lines(ax1)[method]
+        assert np.allclose(line.get_xdata(), 2 * np.pi / theta, rtol=1e-12)
+        assert np.allclose(line.get_ydata(), 2 * np.pi / new, rtol=1e-9)
+        out.append(line.get_ydata())
+        if method != "none":
+            stretch = _lines(ax2)[f"{method}-stretch"]
+            assert np.allclose(stretch.get_ydata(), theta / new, rtol=1e-9)
+    for ax in (ax1, ax2):  # dotted lines at 32, 4 and 1 turn over L
+        marks = [ln.get_xdata()[0] for ln in ax.get_lines()
+                 if ln.get_linestyle() == ":"]
+        assert marks == pytest.approx([L / 32, L / 4, L])
+    assert [t.get_position()[0] for t in ax2.texts] == pytest.approx(
+        [L / 32, L / 4, L])
+    assert ax2.get_ylim() == pytest.approx((0.9, 1.12 * s))
+    assert f"L = {L:,}, s = {s}" in fig.get_suptitle()
+    return tuple(out)
+
+
 @pytest.mark.parametrize("spec", figs.INTERACTIVE, ids=lambda f: f.name)
-def test_every_slider_position_draws(spec):
+def test_every_slider_position_draws_what_the_papers_say(spec):
+    """Each slider over its whole range: every method's line is its angles
+    from the papers' reference formulas (written out here, not through
+    posenc_core), the shading and dotted lines sit where L puts them, so
+    each move of a slider changes what is drawn as it should."""
+    check = {"ch07_turns": check_turns,
+             "ch07_wavelengths": check_wavelengths}[spec.name]
     for slider in spec.sliders:
+        before = None
         for value in slider.values():
             kwargs = spec.defaults()
             kwargs[slider.name] = value
             fig = spec.plot(**kwargs)
-            assert fig.axes
+            drawn = check(fig, **kwargs)
+            if before is not None:  # the move changed what is drawn
+                assert any(not np.allclose(a, b)
+                           for a, b in zip(drawn, before, strict=True))
+            before = drawn
             plt.close(fig)
