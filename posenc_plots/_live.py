@@ -615,6 +615,7 @@ class Compositor:
             piece = self._title_piece(ax)
             self._place_titles(ax, moved)
             piece.sig = piece.signature()
+            old = self.frames.get(piece.key)
             if old is None or old.sig != piece.sig:
                 replace(piece)
         # figure-level artists: gone, new, or changed

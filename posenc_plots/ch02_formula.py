@@ -67,8 +67,8 @@ def plot_encoding_heatmap(P, *, title="", pos=None, ax=None):
 
 
 class _Waves:
-    """The artists of :func:`plot_waves`; lines are remade when the
-    columns change, otherwise moved."""
+    """The artists of :func:`plot_waves`; lines are remade when their
+    number changes, otherwise given the new columns and labels."""
 
     def __init__(self, ax):
         self.ax, self.key, self.curves, self.dots = ax, None, [], []
@@ -80,7 +80,7 @@ class _Waves:
     def update(self, positions, P, dims, pos=None, points=None):
         ax = self.ax
         P = np.asarray(P)
-        key = (tuple(dims), points is None, pos is None)
+        key = (len(dims), points is None, pos is None)
         if key != self.key:  # new set of lines: remake them all, in order
             self.key = key
             for line in list(ax.lines):
@@ -100,8 +100,11 @@ class _Waves:
             ax.legend(fontsize="small", loc="upper center", ncol=4,
                       handlelength=1.5, columnspacing=1.0)
         else:
-            for line, dim in zip(self.curves, dims, strict=True):
+            texts = ax.get_legend().get_texts()
+            for line, text, dim in zip(self.curves, texts, dims, strict=True):
                 line.set_data(positions, P[:, dim])
+                line.set_label(f"dim {dim}")
+                text.set_text(f"dim {dim}")
             for line, dim in zip(self.dots, dims if self.dots else (),
                                  strict=True):
                 line.set_data(points[0], np.asarray(points[1])[:, dim])
