@@ -10,7 +10,9 @@ The instructor versions live in ``assignments/source/NAME/NAME.ipynb`` in
 nbgrader's format. ``release`` runs ``nbgrader generate_assignment`` in a
 temporary course directory and writes the student versions (solutions and
 hidden tests removed) to ``OUT_DIR/NAME.ipynb``, with a copy of
-``posenc_core.py`` beside them. ``grade`` runs ``nbgrader autograde`` and
+``posenc_core.py`` beside them, and of the package ``posenc_lab/`` (the
+small Transformer and its text) when a released notebook imports it, as
+assignment 8 does. ``grade`` runs ``nbgrader autograde`` and
 ``nbgrader generate_feedback`` on every ``SUBMISSIONS_DIR/STUDENT/NAME.ipynb``
 and writes one CSV row and one HTML feedback file per student and assignment.
 
@@ -91,6 +93,13 @@ def points(path):
             else:
                 auto += float(meta.get("points", 0))
     return auto, manual, code
+
+
+def uses_lab(path):
+    """Whether a code cell of the notebook ``path`` imports posenc_lab."""
+    return any(cell.get("cell_type") == "code" and re.search(
+        r"^\s*(from|import)\s+posenc_lab\b", _source(cell), flags=re.M)
+        for cell in _cells(path))
 
 
 def title(path):
@@ -443,8 +452,15 @@ def release(out_dir, names, source=SOURCE, force=False):
                   f"({auto:g} points autograded + {manual:g} by hand)",
                   flush=True)
     shutil.copyfile(REPO / "posenc_core.py", out_dir / "posenc_core.py")
+    copied = "posenc_core.py"
+    lab = out_dir / "posenc_lab"
+    if any(uses_lab(available[name]) for name in names) and (
+            lab.resolve() != (REPO / "posenc_lab").resolve()):
+        shutil.copytree(REPO / "posenc_lab", lab, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copied += " and posenc_lab/"
     print(f"Released {len(names)} assignment(s) to {out_dir}, with a copy of "
-          "posenc_core.py that the notebooks import.")
+          f"{copied} that the notebooks import.")
 
 
 # ------------------------------------------------------------------ grading
