@@ -10,21 +10,20 @@ Jupyter shows, repainting only what changed:
 * the layout engine runs once, at the first image; the layout is frozen
   after it;
 * the image is two layers: a background (figure and Axes backgrounds,
-  ticks, tick labels, axis labels, titles, figure texts), and each Axes'
-  content (its data artists, spines, texts, legend) painted over it;
-* each piece of the background (an Axes' x axis, y axis, titles; a figure
-  text) is repainted only when its limits, scale, ticks or text change,
+  ticks, tick labels, axis labels, figure texts), and each Axes' content
+  (its data artists, spines, texts, title, legend) painted over it;
+* each piece of the background (an Axes' x axis, y axis; a figure text)
+  is repainted only when its limits, scale, ticks or text change,
   and only in its own rectangle; each Axes' content is repainted only
   when something in that Axes changed (matplotlib's ``stale`` flag);
 * the PNG is cropped to the figure's tight bounding box padded by
   ``savefig.pad_inches`` (0.1 inch), as IPython's inline backend does
   (``bbox_inches="tight"``), from the bounding boxes of the pieces.
 
-The result is the figure matplotlib draws, painted in another order:
-ticks under the spines instead of over them, where the two touch (the
-tests compare it with a full draw). Axes whose decorations could overlap
-their data (ticks pointing in, grid lines, non-rectilinear Axes) are
-repainted whole instead.
+The result is, pixel for pixel, the figure matplotlib draws in one go (the
+tests compare them), though painted in another order: ticks before the
+spines they only touch. Axes whose decorations could overlap their data
+(ticks pointing in, grid lines, non-rectilinear Axes) are repainted whole.
 """
 
 import io
@@ -353,14 +352,6 @@ class Compositor:
                        lambda axis=axis: _axis_sig(axis), [axis])
                 for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))]
 
-    def _title_piece(self, ax):
-        titles = _titles(ax)
-        return _Piece(("title", id(ax)),
-                      lambda r, titles=titles: [t.draw(r) for t in titles],
-                      lambda titles=titles: tuple(_text_sig(t)
-                                                  for t in titles),
-                      titles)
-
     def _figure_piece(self, art):
         if isinstance(art, mpl.text.Text):
             sig = lambda art=art: _text_sig(art)  # noqa: E731
@@ -374,8 +365,9 @@ class Compositor:
             return []
         if not self._split[id(ax)]:
             return [ax]
-        skip = {id(a) for a in _titles(ax)}
-        skip.update((id(ax.xaxis), id(ax.yaxis), id(ax.patch)))
+        # titles stay in: texts near the top of the Axes (labels over
+        # tiles) overlap them, and matplotlib paints them in this order
+        skip = {id(ax.xaxis), id(ax.yaxis), id(ax.patch)}
         artists = [a for a in ax.get_children()
                    if id(a) not in skip and a.get_visible()
                    and not a.get_animated()]
@@ -494,11 +486,6 @@ class Compositor:
                 _rect(t.get_window_extent(r), height) for t in texts
                 if t.get_visible() and t.get_text()]
             piece.rects = [x for x in piece.rects if x is not None]
-        elif piece.key[0] == "title":
-            boxes = [t.get_window_extent(r) for t in piece.artists
-                     if t.get_visible() and t.get_text()]
-            piece.tight = _bbox_union(boxes)
-            piece.rects = [_rect(b, height) for b in boxes]
         else:  # a figure-level artist
             piece.tight = first.get_tightbbox(r)
             piece.rects = [_rect(first.get_window_extent(r), height)]
@@ -520,6 +507,11 @@ class Compositor:
         for a in ax.get_default_bbox_extra_artists():
             if id(a) not in skip:
                 box = a.get_tightbbox(r)
+                boxes.append(box)
+                extra.append(_rect(box, height))
+        for title in _titles(ax):
+            if title.get_visible() and title.get_text():
+                box = title.get_window_extent(r)
                 boxes.append(box)
                 extra.append(_rect(box, height))
         rects = [_rect(ax.bbox, height, margin=_MARGIN + 1)] + extra
@@ -570,7 +562,7 @@ class Compositor:
         self.frames = {}
         for ax in axes:
             if self._split[id(ax)]:
-                for piece in self._axis_pieces(ax) + [self._title_piece(ax)]:
+                for piece in self._axis_pieces(ax):
                     self.frames[piece.key] = piece
         for art in self._figure_artists():
             piece = self._figure_piece(art)
@@ -612,12 +604,7 @@ class Compositor:
                     piece.sig = sig
                     replace(piece)
                     moved |= piece.key[0] == "y"
-            piece = self._title_piece(ax)
             self._place_titles(ax, moved)
-            piece.sig = piece.signature()
-            old = self.frames.get(piece.key)
-            if old is None or old.sig != piece.sig:
-                replace(piece)
         # figure-level artists: gone, new, or changed
         current = {("fig", id(a)): a for a in self._figure_artists()}
         for key in [k for k in self.frames if k[0] == "fig"]:
