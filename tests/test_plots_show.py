@@ -42,12 +42,14 @@ def _value(slider, position):
 
 
 def _moves(slider):
-    """Positions to move a slider to: next to the default, both ends."""
+    """Positions to move a slider to: next to the default, both ends, and
+    back (so that the next slider moves from the defaults: at d_model = 2,
+    say, base changes nothing)."""
     grid = slider.values() if not slider.log else [
         float(np.log10(v)) for v in slider.values()]
     here = grid.index(min(grid, key=lambda g: abs(g - slider.value)))
     near = grid[here + 1] if here + 1 < len(grid) else grid[here - 1]
-    return [near, grid[-1], grid[0]]
+    return [near, grid[-1], grid[0], grid[here]]
 
 
 # ------------------------------------------------------------ records
