@@ -8,8 +8,9 @@ folder, and load this file from your course's ``nbgrader_config.py``::
 
 It keeps hidden tests out of the feedback (nbgrader's default feedback shows
 them), puts back test cells that a student deleted, and sets time limits.
-The kernel that grades must be able to ``import posenc_core``: install the
-book in the grading environment (``pip install -e /path/to/the/book``).
+The kernel that grades must be able to ``import posenc_core`` (and, for
+assignment 8, ``posenc_lab`` and torch): install the book in the grading
+environment (``pip install -e /path/to/the/book``).
 """
 
 import sys
