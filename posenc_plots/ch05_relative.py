@@ -7,6 +7,7 @@ blank row or column) so that a redraw stays fast; :func:`mosaic_blocks`
 cuts such an image back into the per-head matrices.
 """
 
+import functools
 import itertools
 
 import matplotlib.pyplot as plt
@@ -189,11 +190,15 @@ def live_projected_scores(*, n=48):
         w_k = rng.normal(size=(d_model, d_model)) / np.sqrt(d_model)
         M = pc.relative_shift_matrix(k, d_model)
         scale = np.sqrt(d_model)
+        # Products of at most 48 x 128 by 128 x 128: numpy's own loops
+        # (einsum) take well under a millisecond, where a multithreaded
+        # BLAS can take 100 ms on a busy machine (threads waking up).
+        mm = functools.partial(np.einsum, "ij,jk->ik")
         panels = (
-            (P @ P.T / scale, "no projection"),
-            ((P @ w_q) @ (P @ w_k).T / scale,
+            (mm(P, P.T) / scale, "no projection"),
+            (mm(mm(P, w_q), mm(P, w_k).T) / scale,
              f"random $W_Q, W_K$ (seed {seed})"),
-            (P @ (P @ M.T).T / scale, f"$W_Q = I$, $W_K = M_{{{k}}}^T$"),
+            (mm(P, mm(P, M.T).T) / scale, f"$W_Q = I$, $W_K = M_{{{k}}}^T$"),
         )
         for ax, im, (S, title) in zip(axes, images, panels, strict=True):
             im.set_data(S)
