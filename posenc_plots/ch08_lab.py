@@ -232,7 +232,8 @@ def markdown_table(header, rows):
 def format_live_run(run, L):
     """The results of one run of :func:`posenc_lab.experiment.run_one`, as
     text: the validation loss at each length (3 decimals) and, for RoPE,
-    the loss with each rescaling."""
+    the loss with each rescaling (Position Interpolation, NTK-aware, YaRN
+    with its temperature)."""
     lines = [f"{LABELS[run['method']]}, L = {L}: training loss "
              f"{run['train_loss'][0][1]:.3f} at step 0, "
              f"{run['train_loss'][-1][1]:.3f} at step {run['train_loss'][-1][0]}",
@@ -240,8 +241,9 @@ def format_live_run(run, L):
     stretch = run.get("stretch") or {}
     for n, res in run["eval"].items():
         line = f"  n = {int(n):5d} ({int(n) // L:2d}L): {res['loss']:.3f}"
-        rescaled = [f"{STRETCH_LABELS[kind]} {stretch[kind][n]['loss']:.3f}"
-                    for kind in ("pi", "ntk", "yarn")
+        rescaled = [f"{name} {stretch[kind][n]['loss']:.3f}"
+                    for kind, name in (("pi", "PI"), ("ntk", "NTK"),
+                                       ("yarn", "YaRN"))
                     if n in stretch.get(kind, {})]
         if rescaled:
             line += "   rescaled: " + ", ".join(rescaled)

@@ -320,8 +320,7 @@ def test_format_live_run():
     assert text[0] == ("RoPE, L = 16: training loss 4.000 at step 0, "
                        "2.500 at step 49")
     assert text[2] == "  n =    16 ( 1L): 2.000"
-    assert text[3] == ("  n =    32 ( 2L): 2.250   rescaled: Position "
-                       "Interpolation 3.000, NTK-aware 2.100, YaRN (with "
-                       "temperature) 2.200")
+    assert text[3] == ("  n =    32 ( 2L): 2.250   rescaled: PI 3.000, "
+                       "NTK 2.100, YaRN 2.200")
     text = lab.format_live_run(_fake_run("t5"), 16)
     assert "rescaled" not in text and text.startswith("T5 bias")
