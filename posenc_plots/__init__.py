@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from posenc_plots._live import Live
 
-__all__ = ["Slider", "Interactive", "Live", "show", "all_interactive"]
+__all__ = ["Slider", "Interactive", "Live", "show", "new_live", "all_interactive"]
 
 
 @dataclass(frozen=True)
