@@ -1,7 +1,7 @@
 """Plant classic bugs one at a time and check that the tests catch each.
 
-A mutation run, on demand (not in CI; it takes about half an hour on two
-cores)::
+A mutation run, on demand (not in CI; about 50 minutes on two shared
+cores, 10 of them building the book and running the browser tests)::
 
     .venv/bin/python tools/mutate.py                 # every mutant
     .venv/bin/python tools/mutate.py --list          # the catalogue
