@@ -357,7 +357,32 @@ def theme_mode(app, config):
     config.html_context = context
 
 
+def merge_streams(outputs):
+    """A cell's outputs with consecutive pieces of one stream joined.
+
+    The kernel sends what a cell prints in as many pieces as its output
+    thread flushed (under load, ``print("a")`` can arrive as ``"a"`` and
+    ``"\\n"``), so the same cell gives different outputs in two builds.
+    myst-nb's ``nb_merge_streams`` joins the pieces after stripping each
+    one's trailing whitespace, which turns such a split into an extra blank
+    line; this joins them exactly (as nbval does before comparing).
+    """
+    merged = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream"
+                and last["name"] == output["name"]):
+            last["text"] += output["text"]  # consecutive pieces, in order
+        else:
+            merged.append(output)
+    return merged
+
+
 def setup(app):
+    # myst-nb renders with nb_merge_streams (_config.yml) through this name
+    from myst_nb.core import render
+    render.coalesce_streams = merge_streams
     app.add_config_value("posenc_assets", "_assets/posenc", "html")
     app.connect("config-inited", theme_mode)
     app.connect("config-inited", templates)
