@@ -1,0 +1,293 @@
+"""Class-specific variants (tools/teaching/variants.py).
+
+Unit tests on small notebooks, then, for every assignment with a
+teacher-side spec ``assignments/grading/NN_x.json``, for two seeds: the
+variant's own solutions pass all its tests, and the public solutions fail at
+least one of its tests (so answers copied from the book fail).
+"""
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+
+from teaching import variants  # noqa: E402
+
+SOURCE = REPO / "assignments" / "source"
+GRADING = REPO / "assignments" / "grading"
+SEEDS = (11, 20261201)
+
+
+def small_notebook():
+    return new_notebook(cells=[
+        new_markdown_cell("Use `base=10000.0` (the public base)."),
+        new_code_cell("def f(x, base=10000.0):\n    return x / base\n",
+                      outputs=[{"output_type": "stream", "name": "stdout",
+                                "text": "base=10000.0\n"}],
+                      execution_count=3),
+        new_code_cell("rng = np.random.default_rng(1234)\n"
+                      "assert f(1.0, base=10000.0) == 1e-4\n"),
+    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                           "language": "python"}})
+
+
+def small_spec(**changes):
+    spec = {
+        "forbidden": ["alibi_bias"],
+        "parameters": {
+            "base": {"choices": ["10000.0", "500000.0", "20000.0"]},
+            "seed": {"choices": "int"},
+        },
+        "substitutions": [
+            {"text": "base=10000.0", "template": "base={base}", "count": 3},
+            {"text": "default_rng(1234)", "template": "default_rng({seed})",
+             "count": 1},
+        ],
+    }
+    spec.update(changes)
+    return spec
+
+
+def sources(nb):
+    return [cell["source"] for cell in nb["cells"]]
+
+
+def test_seed_none_is_an_unchanged_copy():
+    nb = small_notebook()
+    variant = variants.make_variant(nb, small_spec(), None)
+    assert variant == nb
+    assert variant is not nb and variant["cells"] is not nb["cells"]
+
+
+def test_variant_substitutes_every_cell_and_leaves_the_input_alone():
+    nb = small_notebook()
+    before = json.dumps(nb, sort_keys=True)
+    variant = variants.make_variant(nb, small_spec(), 7)
+    assert json.dumps(nb, sort_keys=True) == before
+    values = variants.draw_parameters(small_spec(), 7)
+    assert values["base"] in ("500000.0", "20000.0")
+    text = "\n".join(sources(variant))
+    assert "10000.0" not in text.replace("20000.0", "").replace("500000.0", "")
+    assert text.count(f"base={values['base']}") == 3
+    assert f"default_rng({values['seed']})" in text
+    assert "default_rng(1234)" not in text
+    # markdown prompt changed too
+    assert f"`base={values['base']}`" in variant["cells"][0]["source"]
+    # the changed code cell lost its outputs, which showed the public base
+    assert variant["cells"][1]["outputs"] == []
+    assert variant["cells"][1]["execution_count"] is None
+
+
+def test_variant_is_deterministic_and_seeds_differ():
+    nb, spec = small_notebook(), small_spec()
+    assert variants.make_variant(nb, spec, 5) == variants.make_variant(
+        nb, spec, 5)
+    drawn = {tuple(variants.draw_parameters(spec, s).items())
+             for s in range(20)}
+    assert len(drawn) > 10
+
+
+def test_choices_avoid_the_public_value_and_ints_stay_in_range():
+    spec = small_spec()
+    bases, seeds = set(), set()
+    for seed in range(200):
+        values = variants.draw_parameters(spec, seed)
+        bases.add(values["base"])
+        seeds.add(int(values["seed"]))
+    assert bases == {"500000.0", "20000.0"}
+    low, high = variants.INT_RANGE
+    assert all(low <= s <= high for s in seeds) and 1234 not in seeds
+    ranged = small_spec(parameters={
+        "base": {"choices": ["10000.0", "500000.0"]},
+        "seed": {"choices": "int", "min": 1234, "max": 1235}})
+    assert {variants.draw_parameters(ranged, s)["seed"]
+            for s in range(20)} == {"1235"}
+
+
+def test_seed_is_recorded_nowhere_in_the_variant():
+    nb = small_notebook()
+    variant = variants.make_variant(nb, small_spec(), 987654321)
+    assert variant["metadata"] == nb["metadata"]
+    assert "987654321" not in json.dumps(variant)
+    assert variants.variant_name(987654321) not in json.dumps(variant)
+
+
+def test_count_drift_fails_loudly():
+    spec = small_spec()
+    spec["substitutions"][0]["count"] = 4
+    with pytest.raises(ValueError, match=r"substitutions\[0\]\.count"):
+        variants.make_variant(small_notebook(), spec, 1)
+    with pytest.raises(ValueError, match="has 3 occurrence"):
+        variants.make_variant(small_notebook(), spec, None)
+
+
+def test_one_pass_longest_text_wins_and_no_resubstitution():
+    nb = new_notebook(cells=[new_code_cell("a = 12\nb = 123\n")])
+    spec = {"parameters": {"x": {"choices": ["12", "123"]},
+                           "y": {"choices": ["123", "999"]}},
+            "substitutions": [
+                {"text": "12", "template": "{x}", "count": 1},
+                {"text": "123", "template": "{y}", "count": 1}]}
+    variant = variants.make_variant(nb, spec, 0)
+    # "12" -> "123" must not then become "999"; "123" -> "999".
+    assert variant["cells"][0]["source"] == "a = 123\nb = 999\n"
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"extra": 1}, "spec: extra:"),
+    ({"forbidden": "alibi_bias"}, "spec: forbidden:"),
+    ({"parameters": {"base": {"choices": ["1.0"]}}}, "parameters.base"),
+    ({"parameters": {"base": {"choices": "float"}}}, "parameters.base"),
+    ({"parameters": {"base": {"choices": ["a", "b"], "mn": 1}}},
+     "parameters.base.mn"),
+    ({"substitutions": [{"text": "base=10000.0", "template": "base={bse}",
+                         "count": 1}]}, r"substitutions\[0\]\.template"),
+    ({"substitutions": [{"text": "base=10000.0", "template": "base={base}",
+                         "count": 0}]}, r"substitutions\[0\]\.count"),
+])
+def test_bad_spec_names_the_key(change, key):
+    spec = small_spec(**change)
+    with pytest.raises(ValueError, match=key):
+        variants.validate_spec(spec)
+
+
+def test_template_must_render_back_to_the_text():
+    spec = small_spec()
+    spec["substitutions"][0]["template"] = "base = {base}"
+    with pytest.raises(ValueError, match=r"substitutions\[0\]\.template"):
+        variants.validate_spec(spec)
+    spec = small_spec()  # public value must be the FIRST choice
+    spec["parameters"]["base"]["choices"] = ["500000.0", "10000.0"]
+    with pytest.raises(ValueError, match="first choices"):
+        variants.validate_spec(spec)
+
+
+def test_unused_parameter_and_bad_seed_are_refused():
+    spec = small_spec()
+    spec["parameters"]["unused"] = {"choices": ["1", "2"]}
+    with pytest.raises(ValueError, match="parameters.unused"):
+        variants.validate_spec(spec)
+    for seed in (-1, 1.5, "3", True):
+        with pytest.raises(ValueError, match="seed"):
+            variants.make_variant(small_notebook(), small_spec(), seed)
+
+
+def test_load_spec_reads_and_names_the_file(tmp_path):
+    good = tmp_path / "01_x.json"
+    good.write_text(json.dumps(small_spec()))
+    assert variants.load_spec(good)["forbidden"] == ["alibi_bias"]
+    bad = tmp_path / "02_y.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="02_y.json"):
+        variants.load_spec(bad)
+    wrong = tmp_path / "03_z.json"
+    wrong.write_text(json.dumps(small_spec(substitution=[])))
+    with pytest.raises(ValueError, match="03_z.json: substitution:"):
+        variants.load_spec(wrong)
+    with pytest.raises(ValueError, match="path"):
+        variants.load_spec(tmp_path / "missing.json")
+
+
+def test_describe_and_variant_name():
+    assert variants.variant_name(None) == "public"
+    assert variants.variant_name(3) == variants.variant_name(3)
+    assert variants.variant_name(3) != variants.variant_name(4)
+    assert "3" not in variants.variant_name(3).split()[0]
+    lines = variants.describe(small_spec(), 3)
+    values = variants.draw_parameters(small_spec(), 3)
+    assert f"  base: 10000.0 -> {values['base']}" in lines
+    assert any(f"'base={values['base']}' (3x)" in line for line in lines)
+
+
+# ------------------------------------------------ the assignments' own specs
+
+
+def grading_specs():
+    return sorted(GRADING.glob("*.json")) if GRADING.is_dir() else []
+
+
+def test_every_grading_spec_names_an_assignment():
+    for path in grading_specs():
+        assert (SOURCE / path.stem / f"{path.stem}.ipynb").is_file(), (
+            f"{path.name} names no assignment in assignments/source")
+        variants.load_spec(path)
+
+
+def _meta(cell):
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _is_test(cell):
+    meta = _meta(cell)
+    return cell["cell_type"] == "code" and meta.get("grade") and not meta.get(
+        "solution")
+
+
+def _combined(public, variant):
+    """The variant, then the variant with the public solutions put in.
+
+    One kernel runs both halves (re-running the setup cell resets the
+    helpers); the second half's cells may raise ("raises-exception").
+    """
+    solutions = {_meta(c)["grade_id"]: c for c in public.cells
+                 if c["cell_type"] == "code" and _meta(c).get("solution")}
+    first = [nbformat.from_dict(dict(c)) for c in variant.cells
+             if c["cell_type"] == "code"]
+    second = []
+    for cell in variant.cells:
+        if cell["cell_type"] != "code":
+            continue
+        grade_id = _meta(cell).get("grade_id")
+        cell = nbformat.from_dict(json.loads(json.dumps(
+            solutions.get(grade_id, cell) if _meta(cell).get("solution")
+            else cell)))
+        cell.metadata.setdefault("tags", []).append("raises-exception")
+        second.append(cell)
+    nb = nbformat.v4.new_notebook(cells=first + second,
+                                  metadata=variant.metadata)
+    return nb, len(first)
+
+
+@pytest.mark.parametrize("spec_path", grading_specs(),
+                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_variant_solutions_pass_and_public_solutions_fail(
+        spec_path, seed, tmp_path, monkeypatch):
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    name = spec_path.stem
+    public = nbformat.read(SOURCE / name / f"{name}.ipynb", as_version=4)
+    spec = variants.load_spec(spec_path)
+    variant = variants.make_variant(public, spec, seed)
+    assert variant != public, f"{name}: seed {seed} changes nothing"
+    shutil.copy(REPO / "posenc_core.py", tmp_path / "posenc_core.py")
+    if "posenc_lab" in json.dumps(public["cells"]):
+        shutil.copytree(REPO / "posenc_lab", tmp_path / "posenc_lab",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    nb, half = _combined(public, variant)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.chdir(tmp_path)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}})
+    try:
+        client.execute()
+    except CellExecutionError as err:  # a cell of the first half failed
+        pytest.fail(f"{name}, {variants.variant_name(seed)}: the variant's "
+                    f"own solutions fail:\n{str(err)[-3000:]}\n"
+                    + "\n".join(variants.describe(spec, seed)))
+    failed = [_meta(c)["grade_id"] for c in nb.cells[half:]
+              if _is_test(c) and any(o.get("output_type") == "error"
+                                     for o in c.get("outputs", []))]
+    assert failed, (f"{name}, {variants.variant_name(seed)}: the public "
+                    "solutions pass every test of the variant\n"
+                    + "\n".join(variants.describe(spec, seed)))
+    assert os.environ["NBGRADER_EXECUTION"] == "autograde"

@@ -1,0 +1,367 @@
+"""Class-specific variants of an assignment: other constants, other hidden inputs.
+
+The solutions of the book's assignments are public, so a teacher hands out a
+*variant*: the same notebook with some constants replaced (a base, a seed of
+the hidden inputs, ...), chosen by a secret class seed. An answer copied from
+the public repository (or from another class) then fails the hidden tests.
+
+A variant is described by the teacher-side file
+``assignments/grading/NN_x.json`` (never released to students)::
+
+    {
+      "forbidden": ["alibi_bias", "relative_positions"],
+      "parameters": {
+        "base": {"choices": ["10000.0", "500000.0", "20000.0"]},
+        "seed": {"choices": "int"}
+      },
+      "substitutions": [
+        {"text": "base=10000.0", "template": "base={base}", "count": 4},
+        {"text": "default_rng(1234)", "template": "default_rng({seed})",
+         "count": 1}
+      ]
+    }
+
+Keys (anything else is refused, so that a typo cannot pass unnoticed; a key
+``"comment"`` holding text is allowed at the top level, in a parameter and in
+a substitution):
+
+``forbidden``
+    posenc_core names an answer must not use (read by ``flags.py``); a list
+    of strings, may be empty or missing.
+``parameters``
+    ``{name: {"choices": [...]}}``. A list of choices (strings or numbers,
+    written into the notebook with ``str``): the FIRST choice is the public
+    value, the one in the public notebook; a variant draws one of the other
+    choices. ``"choices": "int"``: an integer drawn uniformly from
+    ``INT_RANGE`` = [1000, 999999] (six digits at most, readable in a
+    prompt), or from ``"min"``/``"max"`` (inclusive) given in the parameter;
+    a value equal to the public one (read from the notebook text, below) is
+    drawn again.
+``substitutions``
+    A list of ``{"text", "template", "count"}``. ``text`` is a piece of the
+    public notebook; ``template`` is the same piece written with
+    ``{parameter}`` fields (``{{``/``}}`` for literal braces); rendering the
+    template with the public values must give ``text`` back (checked, so a
+    template cannot silently drift from its text). ``count`` is how many
+    times ``text`` occurs in the sources of the public notebook's cells
+    (markdown prompts, solutions, tests, hidden tests); a different number
+    fails loudly.
+
+All substitutions are applied in ONE pass over each cell's source: at each
+place the longest matching ``text`` wins and replaced text is never
+substituted again. For texts that do not overlap, ``count`` is plain
+``str.count``.
+
+Parameters are drawn with ``numpy.random.default_rng(seed)`` in the sorted
+order of their names, so a class seed gives the same variant on every
+machine. Nothing in the variant (cells or metadata) records the seed or the
+drawn values; ``describe`` tells the teacher what changed.
+"""
+
+import copy
+import hashlib
+import json
+import re
+import string
+from pathlib import Path
+
+import numpy as np
+
+INT_RANGE = (1000, 999999)
+_TOP_KEYS = {"forbidden", "parameters", "substitutions", "comment"}
+_PARAM_KEYS = {"choices", "min", "max", "comment"}
+_SUB_KEYS = {"text", "template", "count", "comment"}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _fail(where, what):
+    raise ValueError(f"variant spec: {where}: {what}")
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _fields(template, where, parameters):
+    """The parameter names used by ``template``, checked."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as err:
+        _fail(where, f"template {template!r} is not a format string ({err})")
+    names = []
+    for _literal, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if not _NAME.match(field):
+            _fail(where, f"template field {{{field}}} must be a plain "
+                  "parameter name (no index, attribute or empty field)")
+        if spec or conversion:
+            _fail(where, f"template field {{{field}}} must have no format "
+                  "spec or conversion")
+        if field not in parameters:
+            _fail(where, f"template field {{{field}}} is not one of the "
+                  f"parameters {sorted(parameters)}")
+        names.append(field)
+    return names
+
+
+def validate_spec(spec, where="spec"):
+    """Check a spec's structure; return it. ValueError names the bad key."""
+    if not isinstance(spec, dict):
+        _fail(where, f"must be a JSON object, not {type(spec).__name__}")
+    for key in spec:
+        if key not in _TOP_KEYS:
+            _fail(f"{where}: {key}", f"unknown key; allowed: "
+                  f"{sorted(_TOP_KEYS)}")
+    if "comment" in spec and not isinstance(spec["comment"], str):
+        _fail(f"{where}: comment", "must be a string")
+    forbidden = spec.get("forbidden", [])
+    if not (isinstance(forbidden, list)
+            and all(isinstance(n, str) and _NAME.match(n) for n in forbidden)):
+        _fail(f"{where}: forbidden", "must be a list of Python names")
+    parameters = spec.get("parameters", {})
+    if not isinstance(parameters, dict):
+        _fail(f"{where}: parameters", "must be an object")
+    for name, param in parameters.items():
+        at = f"{where}: parameters.{name}"
+        if not _NAME.match(name):
+            _fail(at, "a parameter name must be a Python identifier")
+        if not isinstance(param, dict):
+            _fail(at, "must be an object with 'choices'")
+        for key in param:
+            if key not in _PARAM_KEYS:
+                _fail(f"{at}.{key}", f"unknown key; allowed: "
+                      f"{sorted(_PARAM_KEYS)}")
+        if "choices" not in param:
+            _fail(f"{at}.choices", "missing")
+        choices = param["choices"]
+        if choices == "int":
+            low = param.get("min", INT_RANGE[0])
+            high = param.get("max", INT_RANGE[1])
+            if not (_is_int(low) and _is_int(high) and 0 <= low < high):
+                _fail(f"{at}.min/max", "must be integers with 0 <= min < max")
+        else:
+            if "min" in param or "max" in param:
+                _fail(f"{at}.min/max", "only for \"choices\": \"int\"")
+            if not (isinstance(choices, list) and len(choices) >= 2 and all(
+                    isinstance(c, (str, int, float))
+                    and not isinstance(c, bool) for c in choices)):
+                _fail(f"{at}.choices", "must be \"int\" or a list of at least "
+                      "two strings or numbers (the first is the public value)")
+            texts = [str(c) for c in choices]
+            if len(set(texts)) != len(texts):
+                _fail(f"{at}.choices", "has repeated values")
+    subs = spec.get("substitutions", [])
+    if not isinstance(subs, list):
+        _fail(f"{where}: substitutions", "must be a list")
+    used, texts = set(), set()
+    for number, sub in enumerate(subs):
+        at = f"{where}: substitutions[{number}]"
+        if not isinstance(sub, dict):
+            _fail(at, "must be an object with text, template, count")
+        for key in sub:
+            if key not in _SUB_KEYS:
+                _fail(f"{at}.{key}", f"unknown key; allowed: "
+                      f"{sorted(_SUB_KEYS)}")
+        for key in ("text", "template"):
+            if not (isinstance(sub.get(key), str) and sub.get(key)):
+                _fail(f"{at}.{key}", "must be a non-empty string")
+        if not (_is_int(sub.get("count")) and sub["count"] >= 1):
+            _fail(f"{at}.count", "must be an integer >= 1")
+        if sub["text"] in texts:
+            _fail(f"{at}.text", f"{sub['text']!r} is already substituted")
+        texts.add(sub["text"])
+        fields = _fields(sub["template"], f"{at}.template", parameters)
+        if not fields:
+            _fail(f"{at}.template", "uses no parameter")
+        used.update(fields)
+        _public_values(sub, parameters, at)  # template renders back to text
+    for name in parameters:
+        if name not in used:
+            _fail(f"{where}: parameters.{name}",
+                  "is used by no substitution")
+    return spec
+
+
+def load_spec(path):
+    """Read and validate ``assignments/grading/NN_x.json``."""
+    path = Path(path)
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ValueError(f"variant spec: path {str(path)!r}: cannot read "
+                         f"({err})") from err
+    except json.JSONDecodeError as err:
+        raise ValueError(f"variant spec: {path.name}: not valid JSON "
+                         f"({err})") from err
+    return validate_spec(spec, where=path.name)
+
+
+def _public_values(sub, parameters, at="substitution"):
+    """{parameter: public value as text} read from ``sub['text']``.
+
+    A list parameter's public value is its first choice; an int parameter's
+    is whatever the template's field matches in the text.
+    """
+    pattern, groups = [], {}
+    for literal, field, _spec, _conv in string.Formatter().parse(
+            sub["template"]):
+        pattern.append(re.escape(literal))
+        if field is None:
+            continue
+        if field in groups:
+            pattern.append(f"(?P={field})")
+            continue
+        groups[field] = True
+        choices = parameters[field]["choices"]
+        if choices == "int":
+            pattern.append(f"(?P<{field}>-?[0-9]+)")
+        else:
+            pattern.append(f"(?P<{field}>{re.escape(str(choices[0]))})")
+    match = re.fullmatch("".join(pattern), sub["text"], flags=re.S)
+    if not match:
+        _fail(f"{at}.template", f"{sub['template']!r} with the public values "
+              f"(the first choices) does not give the text {sub['text']!r}")
+    return match.groupdict()
+
+
+def public_values(spec):
+    """{parameter: public value as text}, read from the substitutions."""
+    validate_spec(spec)
+    parameters = spec.get("parameters", {})
+    values = {}
+    for sub in spec.get("substitutions", []):
+        for name, value in _public_values(sub, parameters).items():
+            if values.setdefault(name, value) != value:
+                _fail(f"parameters.{name}", f"the public notebook "
+                      f"uses two values, {values[name]!r} and {value!r}")
+    return values
+
+
+def _check_seed(seed):
+    if seed is not None and not (_is_int(seed) and seed >= 0):
+        raise ValueError(f"seed must be None (the public notebook) or an "
+                         f"integer >= 0, not {seed!r}")
+
+
+def draw_parameters(spec, seed):
+    """{parameter: value as text} of the variant ``seed`` (None: public)."""
+    _check_seed(seed)
+    public = public_values(spec)
+    parameters = spec.get("parameters", {})
+    if seed is None:
+        return {name: public[name] for name in sorted(parameters)}
+    rng = np.random.default_rng(seed)
+    values = {}
+    for name in sorted(parameters):
+        param = parameters[name]
+        if param["choices"] == "int":
+            low = param.get("min", INT_RANGE[0])
+            high = param.get("max", INT_RANGE[1])
+            while True:
+                value = str(int(rng.integers(low, high + 1)))
+                if value != public[name]:
+                    break
+        else:
+            others = [str(c) for c in param["choices"][1:]]
+            value = others[int(rng.integers(len(others)))]
+        values[name] = value
+    return values
+
+
+def _cell_text(cell):
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _pattern(spec):
+    texts = sorted((s["text"] for s in spec.get("substitutions", [])),
+                   key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in texts)) if texts else None
+
+
+def count_texts(nb, spec):
+    """{text: occurrences in the cells of ``nb``}, counted as substituted."""
+    pattern = _pattern(spec)
+    counts = {s["text"]: 0 for s in spec.get("substitutions", [])}
+    if pattern is not None:
+        for cell in nb["cells"]:
+            for match in pattern.finditer(_cell_text(cell)):
+                counts[match.group(0)] += 1
+    return counts
+
+
+def check_counts(nb, spec):
+    """ValueError unless every text occurs ``count`` times in ``nb``."""
+    counts = count_texts(nb, spec)
+    for number, sub in enumerate(spec.get("substitutions", [])):
+        found = counts[sub["text"]]
+        if found != sub["count"]:
+            raise ValueError(
+                f"variant spec: substitutions[{number}].count: the "
+                f"public notebook has {found} occurrence(s) of "
+                f"{sub['text']!r}, the spec says {sub['count']}; the "
+                "notebook or the spec has drifted")
+
+
+def make_variant(nb, spec, seed):
+    """A copy of the notebook ``nb`` with the variant ``seed``'s constants.
+
+    ``nb`` is the public instructor notebook (an nbformat node or a plain
+    dict); it is not changed. ``seed`` None gives an unchanged copy. The
+    spec is validated and its counts checked against ``nb`` first (also for
+    seed None, so a drifted spec fails on every call).
+    """
+    validate_spec(spec)
+    _check_seed(seed)
+    check_counts(nb, spec)
+    variant = copy.deepcopy(nb)
+    if seed is None:
+        return variant
+    values = draw_parameters(spec, seed)
+    replace = {s["text"]: s["template"].format(**values)
+               for s in spec.get("substitutions", [])}
+    pattern = _pattern(spec)
+    if pattern is None:
+        return variant
+    for cell in variant["cells"]:
+        text = _cell_text(cell)
+        new = pattern.sub(lambda m: replace[m.group(0)], text)
+        if new != text:
+            cell["source"] = new
+            # A code cell's old outputs could show the public values.
+            if cell.get("cell_type") == "code":
+                cell["outputs"] = []
+                cell["execution_count"] = None
+    return variant
+
+
+def variant_name(seed):
+    """A label for the teacher's reports: "public" or "variant 1a2b3c4d".
+
+    It is a digest of the seed and must still stay on the teacher's side:
+    small seeds can be found again by trying them all.
+    """
+    _check_seed(seed)
+    if seed is None:
+        return "public"
+    digest = hashlib.sha256(f"posenc-variant:{int(seed)}".encode()).hexdigest()
+    return f"variant {digest[:8]}"
+
+
+def describe(spec, seed):
+    """Lines telling the teacher what the variant ``seed`` changes."""
+    validate_spec(spec)
+    _check_seed(seed)
+    if seed is None:
+        return ["public notebook (no variant)"]
+    public = public_values(spec)
+    values = draw_parameters(spec, seed)
+    lines = [f"{variant_name(seed)}:"]
+    lines += [f"  {name}: {public[name]} -> {values[name]}"
+              for name in sorted(values)]
+    for sub in spec.get("substitutions", []):
+        lines.append(f"  {sub['text']!r} -> "
+                     f"{sub['template'].format(**values)!r} "
+                     f"({sub['count']}x)")
+    return lines
