@@ -1,0 +1,115 @@
+"""The command line: ``python tools/assignments.py list|release|grade|check-book``."""
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from .grade import grade, worker
+from .release import release
+from .sources import REPO, SOURCE, check_book, discover, points, title
+
+
+def _names(requested, source):
+    available = discover(source)
+    if not available:
+        raise SystemExit(f"error: no assignments found in {source}")
+    unknown = [n for n in requested or [] if n not in available]
+    if unknown:
+        raise SystemExit(f"error: unknown assignment(s) {', '.join(unknown)}; "
+                         f"available: {', '.join(available)}")
+    return list(requested or available)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python tools/assignments.py",
+        description="Release and grade the book's nbgrader assignments, "
+                    "offline.")
+    parser.add_argument("--source", type=Path, default=SOURCE,
+                        help="folder of instructor versions "
+                             "(default: assignments/source)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the assignments and their points")
+    rel = sub.add_parser("release", help="write the student versions")
+    rel.add_argument("out_dir", type=Path)
+    rel.add_argument("--assignment", action="append", metavar="NAME",
+                     help="only this assignment (repeatable)")
+    rel.add_argument("--force", action="store_true",
+                     help="overwrite notebooks already in OUT_DIR")
+    gra = sub.add_parser(
+        "grade", help="grade SUBMISSIONS_DIR/STUDENT/ASSIGNMENT.ipynb")
+    gra.add_argument("submissions", type=Path)
+    gra.add_argument("--out", type=Path, required=True, help="CSV to write")
+    gra.add_argument("--feedback", type=Path, default=None,
+                     help="folder for the feedback files (default: "
+                          "'feedback' beside the CSV)")
+    gra.add_argument("--assignment", action="append", metavar="NAME",
+                     help="grade this assignment (repeatable; default: every "
+                          "assignment that someone handed in); a student "
+                          "without it gets 'missing'")
+    gra.add_argument("--timeout", type=int, default=60,
+                     help="seconds each cell may run (default 60)")
+    gra.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
+                     help="submissions graded in parallel")
+    gra.add_argument("--submission-time-limit", type=int, default=None,
+                     metavar="SECONDS",
+                     help="stop grading a submission after this long, in "
+                          "case it hangs despite the limit per cell (default: "
+                          "the limit per cell times the number of cells, "
+                          "plus a margin)")
+    gra.add_argument("--work-dir", type=Path, default=None,
+                     help="keep nbgrader's course folders and logs here "
+                          "instead of a temporary folder")
+    chk = sub.add_parser(
+        "check-book", help="fail if a built book shows instructor material")
+    chk.add_argument("html_dir", type=Path, nargs="?",
+                     default=REPO / "_build" / "html")
+    sub.add_parser("_worker").add_argument("spec")
+    args = parser.parse_args(argv)
+
+    if args.command == "_worker":
+        worker(args.spec)
+        return 0
+    if args.command == "check-book":
+        if not args.html_dir.is_dir():
+            raise SystemExit(f"error: {args.html_dir} is not a folder")
+        problems = check_book(args.html_dir, args.source)
+        for problem in problems:
+            print(f"instructor material in the book: {problem}")
+        if problems:
+            return 1
+        print(f"{args.html_dir}: no solution markers, hidden tests or model "
+              "answers of the assignments.")
+        return 0
+    names = _names(getattr(args, "assignment", None), args.source)
+    available = discover(args.source)
+    if args.command == "list":
+        for name in names:
+            auto, manual, _ = points(available[name])
+            print(f"{name:24} {auto:g} + {manual:g} points  "
+                  f"{title(available[name])}")
+        return 0
+    if args.command == "release":
+        release(args.out_dir, names, args.source, force=args.force)
+        return 0
+    if not args.submissions.is_dir():
+        raise SystemExit(f"error: {args.submissions} is not a folder")
+    if args.timeout < 1 or args.jobs < 1:
+        raise SystemExit("error: --timeout and --jobs must be at least 1")
+    if not args.assignment:
+        handed_in = {p.stem for p in args.submissions.glob("*/*.ipynb")}
+        handed_in |= {p.stem for p in args.submissions.glob("*/*/*.ipynb")
+                      if p.parent.name == p.stem}
+        names = [n for n in names if n in handed_in]
+        if not names:
+            raise SystemExit(
+                f"error: no submissions found: expected files like "
+                f"{args.submissions}/STUDENT/{next(iter(available))}.ipynb")
+    start = time.monotonic()
+    grade(args.submissions, args.out, names, feedback_dir=args.feedback,
+          timeout=args.timeout, jobs=args.jobs, work_dir=args.work_dir,
+          source=args.source, submission_limit=args.submission_time_limit)
+    print(f"Done in {time.monotonic() - start:.0f} s.")
+    return 0
+

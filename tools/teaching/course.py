@@ -1,0 +1,205 @@
+"""A temporary nbgrader course, driven through nbgrader's Python API.
+
+Also the feedback preprocessors that keep hidden tests out of the feedback,
+for this tool and for an existing nbgrader course
+(``assignments/nbgrader_config.py``).
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from .sources import ANSI, REPO
+
+
+def environment(work):
+    """Environment for nbgrader and the kernels it starts.
+
+    nbgrader calls ``alembic`` on PATH; the kernel "python3" is this very
+    interpreter (which has numpy and posenc_core); user-level Jupyter and
+    IPython configuration is kept out so that grading is reproducible.
+    """
+    work = Path(work)
+    kernel = work / "jupyter_data" / "kernels" / "python3"
+    kernel.mkdir(parents=True, exist_ok=True)
+    (kernel / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f",
+                 "{connection_file}"],
+        "display_name": "Python 3",
+        "language": "python",
+    }))
+    for name in ("jupyter_config", "runtime", "ipython"):
+        (work / name).mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update({
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                 env.get("PATH", "")]),
+        "JUPYTER_PATH": str(work / "jupyter_data"),
+        "JUPYTER_CONFIG_DIR": str(work / "jupyter_config"),
+        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "IPYTHONDIR": str(work / "ipython"),
+        "PYTHONPATH": os.pathsep.join(
+            [str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p]),
+        "MPLBACKEND": "Agg",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    })
+    return env
+
+
+class Course:
+    """A temporary nbgrader course directory, driven through nbgrader's API.
+
+    Imports nbgrader (slow: several seconds), so only release and the
+    grading workers create one.
+    """
+
+    def __init__(self, root, timeout=60):
+        import logging
+
+        from nbgrader.coursedir import CourseDirectory
+        from traitlets.config import Config
+
+        logging.getLogger("traitlets").setLevel(logging.WARNING)
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.db_url = f"sqlite:///{self.root / 'gradebook.db'}"
+        c = Config()
+        c.CourseDirectory.root = str(self.root)
+        c.CourseDirectory.db_url = self.db_url
+        c.Execute.timeout = int(timeout)
+        c.Execute.interrupt_on_timeout = True
+        # After an interrupt, give compiled code time to return to Python.
+        c.Execute.iopub_timeout = 15
+        # Deleted test cells come back (our own repair step does this first).
+        c.OverwriteCells.add_missing_cells = True
+        # Feedback: hidden tests removed from the test cells' code, and from
+        # anything that could quote it (tracebacks, printed output).
+        c.GenerateFeedback.preprocessors = feedback_preprocessors()
+        self.config = c
+        self.coursedir = CourseDirectory(config=c)
+
+    def run(self, converter, assignment, student=".", **attrs):
+        from nbgrader.utils import capture_log
+
+        self.coursedir.assignment_id = assignment
+        self.coursedir.student_id = student
+        app = converter(coursedir=self.coursedir, config=self.config)
+        app.force = True
+        for key, value in attrs.items():
+            setattr(app, key, value)
+        return capture_log(app)
+
+    def generate(self, name, notebook):
+        """nbgrader generate_assignment; returns the released notebook."""
+        from nbgrader.converters import GenerateAssignment
+
+        folder = self.root / "source" / name
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(notebook.parent, folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        result = self.run(GenerateAssignment, name, create_assignment=True)
+        released = self.root / "release" / name / f"{name}.ipynb"
+        if not result["success"] or not released.is_file():
+            raise RuntimeError(
+                f"nbgrader generate_assignment failed for {name}:\n"
+                + (result.get("error") or result.get("log") or ""))
+        return released
+
+
+def feedback_preprocessors():
+    """Preprocessors for ``GenerateFeedback`` that keep hidden tests secret.
+
+    nbgrader's own feedback shows the hidden tests, which the autograder
+    put back into the test cells. Use this list in a course's
+    ``nbgrader_config.py`` (see ``assignments/nbgrader_config.py``)::
+
+        c.GenerateFeedback.preprocessors = feedback_preprocessors()
+    """
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+    return [GetGrades, _hide_hidden_tests_class(), ClearHiddenTests,
+            CSSHTMLHeaderPreprocessor]
+
+
+def _hide_hidden_tests_class():
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class HideHiddenTests(NbGraderPreprocessor):
+        """Keep hidden tests out of feedback, except their messages.
+
+        Runs before ClearHiddenTests, while the hidden regions are still in
+        the autograded test cells. In the tracebacks of test cells it drops
+        the frames that point into test or setup cells (they would quote
+        their code) and keeps the error message and the frames in the
+        student's own code. Any output, in any cell, that quotes a line of
+        a hidden test is replaced by a note.
+        """
+
+        def preprocess(self, nb, resources):
+            self.hidden = set()
+            public = set()
+            self.locked_counts = set()
+            for cell in nb.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if cell.cell_type == "code" and (
+                        meta.get("locked") or meta.get("grade")
+                        and not meta.get("solution")):
+                    if cell.get("execution_count") is not None:
+                        self.locked_counts.add(cell.execution_count)
+                inside = False
+                for line in cell.source.splitlines():
+                    if "BEGIN HIDDEN TESTS" in line:
+                        inside = True
+                    elif "END HIDDEN TESTS" in line:
+                        inside = False
+                    elif inside:
+                        self.hidden.add(line.strip())
+                    else:
+                        public.add(line.strip())
+            self.hidden = {line for line in self.hidden
+                           if len(line) >= 12 and line not in public}
+            return super().preprocess(nb, resources)
+
+        def _frames(self, traceback):
+            kept = []
+            for frame in traceback:
+                plain = ANSI.sub("", frame)
+                counts = {int(n) for n in re.findall(r"In\s*\[(\d+)\]", plain)}
+                if counts & self.locked_counts:
+                    continue
+                kept.append(frame)
+            return kept
+
+        def _quotes_hidden(self, output):
+            parts = [output.get("text", ""), output.get("evalue", "")]
+            parts += output.get("traceback", [])
+            for value in output.get("data", {}).values():
+                parts.append(value if isinstance(value, str) else str(value))
+            text = ANSI.sub("", "\n".join(str(p) for p in parts))
+            return any(line in text for line in self.hidden)
+
+        def preprocess_cell(self, cell, resources, index):
+            if cell.cell_type != "code":
+                return cell, resources
+            meta = cell.metadata.get("nbgrader", {})
+            test = meta.get("grade") and not meta.get("solution")
+            outputs = []
+            for output in cell.get("outputs", []):
+                if test and output.get("output_type") == "error":
+                    output["traceback"] = self._frames(output["traceback"])
+                if self.hidden and self._quotes_hidden(output):
+                    output = {"output_type": "stream", "name": "stdout",
+                              "text": "[output removed from the feedback: "
+                                      "it quoted a hidden test]\n"}
+                outputs.append(output)
+            cell.outputs = outputs
+            return cell, resources
+
+    return HideHiddenTests
+
