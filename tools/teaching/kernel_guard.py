@@ -42,7 +42,7 @@ POSENC_GUARD_ALLOW     further folders or files, os.pathsep-separated, that
 
 Allowed without a log line: the grading folder, the records folder, the
 Python prefixes and site-packages, /dev, /proc, /sys, /usr, /etc, the
-temporary folder, font and matplotlib caches, IPYTHONDIR, the Jupyter
+temporary folder, font and matplotlib caches, IPYTHONDIR (or ~/.ipython), the Jupyter
 configuration and data folders, the connection file.
 
 Limits: the hook sees Python's own file operations (``open``, ``os``,
@@ -207,7 +207,8 @@ def _allowed_places(settings):
               os.path.join(home, ".cache", "fontconfig"),
               os.path.join(home, ".fontconfig"),
               os.path.join(home, ".cache", "matplotlib"),
-              os.path.join(home, ".config", "matplotlib")]
+              os.path.join(home, ".config", "matplotlib"),
+              os.path.join(home, ".ipython")]
     places += site.getsitepackages()
     for name in ("MPLCONFIGDIR", "IPYTHONDIR", "JUPYTER_CONFIG_DIR",
                  "JUPYTER_DATA_DIR"):
@@ -233,7 +234,11 @@ def install_guard(settings, argv=()):
     real = os.path.realpath
     prefixes = tuple(real(p) for p in {sys.prefix, sys.base_prefix,
                                        sys.exec_prefix, sys.base_exec_prefix})
-    exempt = [settings["folder"]] + list(settings["allow"])
+    # This script and checker.py are public code (tracebacks and warnings
+    # read their lines); the connection file is read by ipykernel.
+    exempt = [settings["folder"], os.path.join(settings["here"], "checker.py"),
+              os.path.join(settings["here"], "kernel_guard.py")]
+    exempt += settings["allow"]
     for name in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"):
         if os.environ.get(name):
             exempt.append(os.environ[name])
@@ -258,6 +263,12 @@ def install_guard(settings, argv=()):
                 return True
         return False
 
+    def quiet_program(event, args):
+        # platform.processor() runs `uname -p` (torch asks while importing)
+        return (event == "subprocess.Popen" and len(args) > 1
+                and isinstance(args[1], list | tuple)
+                and list(args[1]) == ["uname", "-p"])
+
     def log(event, path, action):
         if log_file is not None:
             log_file.write(dumps({"event": event, "path": path,
@@ -267,6 +278,8 @@ def install_guard(settings, argv=()):
         spec = events.get(event)
         if spec is None:
             if event in programs:
+                if quiet_program(event, args):
+                    return
                 log(event, repr(args[:2])[:300], "refused")
                 raise permission_error(
                     "the grading kernel does not start other programs")
