@@ -250,6 +250,7 @@ def _combined(public, variant):
             solutions.get(grade_id, cell) if _meta(cell).get("solution")
             else cell)))
         cell.metadata.setdefault("tags", []).append("raises-exception")
+        cell["id"] = f"public-solutions-{len(second)}"  # ids stay unique
         second.append(cell)
     nb = nbformat.v4.new_notebook(cells=first + second,
                                   metadata=variant.metadata)
