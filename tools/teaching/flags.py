@@ -822,6 +822,12 @@ class _Analysis:
             if top in DYNAMIC_MODULES:
                 self.flag("dynamic-code", cell, node, offset,
                           f"imports {top}, which {DYNAMIC_MODULES[top]}")
+            off = sorted(self.teacher.switched_all | self.forbidden)
+            if alias.name == "*" and top in REFERENCE_MODULES and off:
+                self.flag("uses-reference", cell, node, offset,
+                          f"imports every name of {modules[0]}, also "
+                          f"{', '.join(off)}, which the tests switch off")
+                continue
             if alias.name == "*":
                 self.flag("binds-test-helper", cell, node, offset,
                           f"imports every name of {modules[0]}, which can hide "
@@ -832,7 +838,7 @@ class _Analysis:
                     alias.name, switched):
                 self.flag("uses-reference", cell, node, offset,
                           self._forbidden(alias.name, switched))
-            elif switched and alias.name != "*":
+            elif switched:
                 name, key = _import_key(node, alias)
                 if self.teacher.imports.get(name) != key:
                     tested = sorted(set(switched.values()))
@@ -840,11 +846,6 @@ class _Analysis:
                               f"imports {_qualified(key)} in the code of "
                               f"{', '.join(tested)}, whose tests switch "
                               "posenc_core functions off")
-            elif switched:
-                tested = sorted(set(switched.values()))
-                self.flag("uses-reference", cell, node, offset,
-                          f"imports every name of {modules[0]} in the code of "
-                          f"{', '.join(tested)}")
 
     def _call(self, cell, offset, node, switched):
         magic = _magic(node)
@@ -1032,12 +1033,21 @@ def analyse(submission_nb, released_nb, instructor_nb, *, forbidden=(),
 
 # ------------------------------------------------------ the kernel's guard
 
-def flags_from_guard_log(path, folder):
-    """"reads-files" flags from the grading kernel's guard log.
+GUARD_VERBS = {  # event -> (what was done, what was tried)
+    "open": ("opened", "open"), "os.listdir": ("listed", "list"),
+    "os.scandir": ("listed", "list"), "os.chdir": ("moved into", "move into"),
+}
 
-    path: the JSON-lines log that kernel_guard.py writes (one object per
-    line, with at least "event" and "path"); a missing log means nothing was
-    logged. folder: the grading folder; files in it are not flagged.
+
+def flags_from_guard_log(path, folder):
+    """Flags from the grading kernel's guard log (kernel_guard.py).
+
+    path: the JSON-lines log, one object a line: {"event", "path", "action":
+    "refused" | "outside"}; a missing log means nothing was logged. A file
+    event gives "reads-files" ("tried to" when refused); a program started
+    or the garbage collector walked gives "dynamic-code". folder: the
+    grading folder; a path inside it is never flagged. One flag per event,
+    action and path.
     """
     if folder is None or not Path(folder).is_dir():
         raise ValueError(f"folder must be an existing folder, got {folder!r}")
@@ -1055,21 +1065,33 @@ def flags_from_guard_log(path, folder):
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
+            entry = None
+        if not isinstance(entry, dict) or not isinstance(entry.get("event"), str):
             flags.append(Flag("reads-files", None, None,
                               f"the guard log has an unreadable line {number}"))
             continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+        event, action = entry["event"], str(entry.get("action", ""))
+        where = str(entry.get("path", ""))
+        if (event, action, where) in seen:
             continue
-        opened = entry["path"]
-        full = os.path.realpath(os.path.join(base, opened))
-        if os.path.commonpath([base, full]) == base:
+        seen.add((event, action, where))
+        tried = "tried to " if action == "refused" else ""
+        if event.startswith(("subprocess", "os.system", "os.exec", "os.spawn",
+                             "os.posix_spawn", "os.startfile", "pty")):
+            flags.append(Flag("dynamic-code", None, None,
+                              f"while graded, tried to start a program "
+                              f"({event} {_short(where, 60)})"))
             continue
-        event = str(entry.get("event", "open"))
-        if (event, opened) in seen:
+        if event.startswith("gc."):
+            flags.append(Flag("dynamic-code", None, None,
+                              f"while graded, tried to walk the garbage "
+                              f"collector's objects ({event})"))
             continue
-        seen.add((event, opened))
-        refused = "refused" in event or "denied" in event or entry.get("refused")
+        full = os.path.realpath(os.path.join(base, where)) if where else ""
+        if full and os.path.commonpath([base, full]) == base:
+            continue
+        done, attempted = GUARD_VERBS.get(event, ("used", "use"))
         flags.append(Flag("reads-files", None, None,
-                          f"while graded, {'tried to read' if refused else 'read'} "
-                          f"{_short(opened, 80)} outside its folder ({event})"))
+                          f"while graded, {tried + attempted if tried else done} "
+                          f"{_short(where, 80)} ({event}), outside its folder"))
     return flags
