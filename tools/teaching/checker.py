@@ -64,9 +64,9 @@ def _tensor_type():
 
 
 def _array_json(array):
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array)
     return {"dtype": array.dtype.str, "shape": list(array.shape),
-            "data": base64.b64encode(array.tobytes()).decode("ascii")}
+            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
 
 
 def _array_from_json(obj):
