@@ -231,30 +231,49 @@ def _is_test(cell):
         "solution")
 
 
-def _combined(public, variant):
-    """The variant, then the variant with the public solutions put in.
+def _run_of(variant, solutions, label):
+    """The variant's code cells, solution cells taken from ``solutions``.
 
-    One kernel runs both halves (re-running the setup cell resets the
-    helpers); the second half's cells may raise ("raises-exception").
+    With a label, every cell may raise ("raises-exception") and gets a new
+    cell id (ids must stay unique in one notebook).
     """
-    solutions = {_meta(c)["grade_id"]: c for c in public.cells
-                 if c["cell_type"] == "code" and _meta(c).get("solution")}
-    first = [nbformat.from_dict(dict(c)) for c in variant.cells
-             if c["cell_type"] == "code"]
-    second = []
+    cells = []
     for cell in variant.cells:
         if cell["cell_type"] != "code":
             continue
-        grade_id = _meta(cell).get("grade_id")
-        cell = nbformat.from_dict(json.loads(json.dumps(
-            solutions.get(grade_id, cell) if _meta(cell).get("solution")
-            else cell)))
-        cell.metadata.setdefault("tags", []).append("raises-exception")
-        cell["id"] = f"public-solutions-{len(second)}"  # ids stay unique
-        second.append(cell)
-    nb = nbformat.v4.new_notebook(cells=first + second,
+        if _meta(cell).get("solution"):
+            cell = solutions.get(_meta(cell)["grade_id"], cell)
+        cell = nbformat.from_dict(json.loads(json.dumps(cell)))
+        if label:
+            cell.metadata.setdefault("tags", []).append("raises-exception")
+            cell["id"] = f"{label}-{len(cells)}"
+        cells.append(cell)
+    return cells
+
+
+def _combined(public, variant):
+    """Three runs of the variant in one kernel (one kernel per notebook).
+
+    1. as it is: must run without an error (its own solutions pass);
+    2. as it is again, errors recorded: must have none, which shows that a
+       second run in the same kernel starts clean (the setup cell resets
+       the helpers), so the errors of run 3 are the public solutions' own;
+    3. with the public solutions in its solution cells, errors recorded:
+       at least one test cell must fail.
+    """
+    solutions = {_meta(c)["grade_id"]: c for c in public.cells
+                 if c["cell_type"] == "code" and _meta(c).get("solution")}
+    runs = [_run_of(variant, {}, ""), _run_of(variant, {}, "again"),
+            _run_of(variant, solutions, "public")]
+    nb = nbformat.v4.new_notebook(cells=[c for run in runs for c in run],
                                   metadata=variant.metadata)
-    return nb, len(first)
+    return nb, len(runs[0])
+
+
+def _failed_tests(cells):
+    return [_meta(c)["grade_id"] for c in cells
+            if _is_test(c) and any(o.get("output_type") == "error"
+                                   for o in c.get("outputs", []))]
 
 
 @pytest.mark.parametrize("spec_path", grading_specs(),
@@ -274,21 +293,24 @@ def test_variant_solutions_pass_and_public_solutions_fail(
     if "posenc_lab" in json.dumps(public["cells"]):
         shutil.copytree(REPO / "posenc_lab", tmp_path / "posenc_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    nb, half = _combined(public, variant)
+    nb, size = _combined(public, variant)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     monkeypatch.chdir(tmp_path)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
+    what = (f"{name}, {variants.variant_name(seed)}:\n"
+            + "\n".join(variants.describe(spec, seed)))
     try:
         client.execute()
-    except CellExecutionError as err:  # a cell of the first half failed
-        pytest.fail(f"{name}, {variants.variant_name(seed)}: the variant's "
-                    f"own solutions fail:\n{str(err)[-3000:]}\n"
-                    + "\n".join(variants.describe(spec, seed)))
-    failed = [_meta(c)["grade_id"] for c in nb.cells[half:]
-              if _is_test(c) and any(o.get("output_type") == "error"
-                                     for o in c.get("outputs", []))]
-    assert failed, (f"{name}, {variants.variant_name(seed)}: the public "
-                    "solutions pass every test of the variant\n"
-                    + "\n".join(variants.describe(spec, seed)))
+    except CellExecutionError as err:  # a cell of the first run failed
+        pytest.fail(f"the variant's own solutions fail: {what}\n"
+                    f"{str(err)[-3000:]}")
+    again = [c for c in nb.cells[size:2 * size]
+             if any(o.get("output_type") == "error"
+                    for o in c.get("outputs", []))]
+    assert not again, (f"a second run in the same kernel fails, so this test "
+                       f"cannot tell why the public solutions fail: {what}\n"
+                       f"{again[0].source[:500]}")
+    assert _failed_tests(nb.cells[2 * size:]), (
+        f"the public solutions pass every test of the variant: {what}")
     assert os.environ["NBGRADER_EXECUTION"] == "autograde"
