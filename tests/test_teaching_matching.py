@@ -54,6 +54,7 @@ def test_the_issues_file_names(tmp_path):
         "07_context_extension-checkpoint.ipynb")
     put(tmp_path, "grace/08_train_short_test_long.ipynb")
     put(tmp_path, "judy/lab 2 part 1.ipynb")
+    put(tmp_path, "kim/relative positions.ipynb")
     put(tmp_path, "judy/08_train_short_test_long-Copy1.ipynb")
     matched, unmatched = matching.find_submissions(tmp_path, NAMES,
                                                    identify=RELEASED)
@@ -69,6 +70,7 @@ def test_the_issues_file_names(tmp_path):
         ("grace", "08_train_short_test_long"): "",
         ("judy", "02_sinusoidal_formula"): "number",
         ("judy", "08_train_short_test_long"): "-Copy1",
+        ("kim", "05_relative_position"): "name words",
     }
     assert sorted(got) == sorted(expected)
     for key, word in expected.items():
@@ -88,6 +90,7 @@ def test_every_notebook_is_matched_or_listed(tmp_path):
     put(tmp_path, "ivan/01_why_order.ipynb")
     put(tmp_path, "ken/sinusoidal and rope.ipynb")
     put(tmp_path, "mike/05_rope.ipynb")
+    put(tmp_path, "mike/positional encoding homework.ipynb")
     put(tmp_path, "heidi/.ipynb_checkpoints/03_frequencies-checkpoint.ipynb")
     put(tmp_path, "Frank Smith/01_why_order.ipynb")
     put(tmp_path, "frank_smith/01_why_order.ipynb")
@@ -103,6 +106,8 @@ def test_every_notebook_is_matched_or_listed(tmp_path):
     assert "several" in reasons["ken/sinusoidal and rope.ipynb"]
     assert "different assignments" in reasons["mike/05_rope.ipynb"]
     assert "05_relative_position" in reasons["mike/05_rope.ipynb"]
+    assert "no assignment" in reasons[
+        "mike/positional encoding homework.ipynb"]
     assert "autosave" in reasons[
         "heidi/.ipynb_checkpoints/03_frequencies-checkpoint.ipynb"]
     assert "frank_smith" in reasons["Frank Smith/01_why_order.ipynb"]

@@ -196,6 +196,14 @@ def test_load_spec_reads_and_names_the_file(tmp_path):
         variants.load_spec(tmp_path / "missing.json")
 
 
+def test_new_seed_is_large_and_usable():
+    seeds = {variants.new_seed() for _ in range(5)}
+    assert len(seeds) == 5 and all(2**20 < s < 2**63 for s in seeds)
+    variant = variants.make_variant(small_notebook(), small_spec(),
+                                    max(seeds))
+    assert variant != small_notebook()
+
+
 def test_describe_and_variant_name():
     assert variants.variant_name(None) == "public"
     assert variants.variant_name(3) == variants.variant_name(3)

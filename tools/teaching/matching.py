@@ -38,7 +38,9 @@ Assignment. In this order:
    or Jupyter's ``-Copy1``: the exact name of an assignment
    (case-insensitive); else its number (``Assignment 1``, ``hw3``, ``05_...``;
    a number after ``v``, ``version``, ``part``, ``copy`` ... is not an
-   assignment number) and its name words (``Relative_Position``); when
+   assignment number) and its name words (``Relative_Position``; words
+   every file may hold, ``GENERIC_WORDS`` such as "position", "encoding",
+   "assignment", count for nothing); when
    number and words disagree, or several assignments fit, the name decides
    nothing.
 2. The same for the folders between the student folder and the file,
@@ -70,6 +72,11 @@ CHECKPOINTS = ".ipynb_checkpoints"
 _DUPLICATE = re.compile(r"(?:\s*\(\d+\)|\s*-\s*copy\d*)+\Z", re.I)
 _TOKEN = re.compile(r"[^\W\d_]+|\d+")
 # A number right after one of these words is not an assignment number.
+# Words every assignment of this course shares, or that any file name may
+# hold: they say nothing about which assignment a file is.
+GENERIC_WORDS = {"assignment", "homework", "hw", "lab", "notebook", "exercise",
+                 "submission", "position", "positional", "positions",
+                 "encoding", "encodings", "copy", "final", "the", "of", "and"}
 _NOT_NUMBER = {"v", "ver", "version", "part", "pt", "copy", "try", "attempt",
                "draft", "rev", "revision", "final"}
 
@@ -102,7 +109,8 @@ def _number(name):
 
 
 def _words(name):
-    return [t for t in _TOKEN.findall(name.lower()) if not t.isdigit()]
+    return [t for t in _TOKEN.findall(name.lower())
+            if not t.isdigit() and t not in GENERIC_WORDS]
 
 
 def _strip_duplicate(stem):
@@ -122,7 +130,8 @@ def _name_candidates(text, names):
         if token.isdigit() and before not in _NOT_NUMBER:
             numbers.add(int(token))
     by_number = [n for n in names if _number(n) in numbers]
-    present = set(t for t in tokens if not t.isdigit())
+    present = set(t for t in tokens
+                  if not t.isdigit() and t not in GENERIC_WORDS)
     by_words = []  # several: ambiguous
     for name in names:
         words = _words(name)

@@ -56,12 +56,18 @@ Parameters are drawn with ``numpy.random.default_rng(seed)`` in the sorted
 order of their names, so a class seed gives the same variant on every
 machine. Nothing in the variant (cells or metadata) records the seed or the
 drawn values; ``describe`` tells the teacher what changed.
+
+Choose a LARGE seed (``new_seed()``): the specs are public in the book's
+repository, so a small seed could be found by trying seeds until the
+values shown in the handout (a base in a prompt) come out, which would
+give away the hidden ones (a hidden test's random inputs).
 """
 
 import copy
 import hashlib
 import json
 import re
+import secrets
 import string
 from pathlib import Path
 
@@ -334,6 +340,11 @@ def make_variant(nb, spec, seed):
                 cell["outputs"] = []
                 cell["execution_count"] = None
     return variant
+
+
+def new_seed():
+    """A class seed nobody can guess: 63 random bits (``secrets``)."""
+    return secrets.randbits(63)
 
 
 def variant_name(seed):
