@@ -420,18 +420,31 @@ def answer_names(nb):
 
 
 PROBE = """\
-import json, os, sys
+import gc, json, os, posixpath, subprocess, sys
 import posenc_core
 found = {"posenc_core": posenc_core.__file__, "path0": sys.path[0]}
-for key, path in PATHS.items():
+
+def attempt(key, action):
     try:
-        if os.path.isdir(path):
-            os.listdir(path)
-        else:
-            open(path).read()
-        found[key] = "read"
+        action()
+        found[key] = "done"
     except PermissionError:
         found[key] = "refused"
+
+def read(path):
+    return os.listdir(path) if os.path.isdir(path) else open(path).read()
+
+for key, path in PATHS.items():
+    attempt(key, lambda: read(path))
+attempt("subprocess", lambda: subprocess.run(["cat", PATHS["repo_file"]]))
+attempt("gc", gc.get_objects)
+logs = [int(fd) for fd in os.listdir("/proc/self/fd")
+        if os.path.realpath(f"/proc/self/fd/{fd}") == PATHS["log"]]
+attempt("truncate_log", lambda: os.ftruncate(logs[0], 0))
+# the guard resolves paths with functions captured before student code ran
+os.path.realpath = posixpath.realpath = os.path.abspath = lambda p: "/tmp"
+os.lstat = lambda *a, **k: os.stat("/tmp")
+attempt("patched_realpath", lambda: read(PATHS["repo_file"]))
 try:
     import posenc_plots
     found["posenc_plots"] = posenc_plots.__file__
@@ -534,8 +547,13 @@ PASS = {"passed": True, "message": ""}
 
 
 def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
+    number = guarded.runs + 1
+    link = guarded.root / "outside" / "link.ipynb"
+    link.symlink_to(A03)
     paths = {"repo_file": str(A03), "repo_dir": str(REPO / "assignments"),
-             "course": str(guarded.instructor),
+             "course": str(guarded.instructor), "link": str(link),
+             "relative": "../" * 30 + str(A03.relative_to("/")),
+             "log": str(guarded.root / f"guard{number}.log"),
              "outside": str(guarded.outside)}
     run = guarded.run(submission(extra=PROBE.replace("PATHS", repr(paths))))
     assert errors(run["nb"]) == set()
@@ -543,19 +561,25 @@ def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
         f"{name}.json" for name in TESTS)
     assert replay03(run, tmp_path) == dict.fromkeys(TESTS, PASS)
 
-    text = "".join(o.get("text", "") for o in run["nb"].cells[-1].outputs)
+    outputs = run["nb"].cells[-1].outputs
+    assert all(o.output_type != "error" for o in outputs), outputs
+    text = "".join(o.get("text", "") for o in outputs)
     found = json.loads(text.split("PROBE", 1)[1])
     assert Path(found["posenc_core"]) == run["folder"] / "posenc_core.py"
     assert Path(found["path0"]) == run["folder"]
     assert found["posenc_plots"] == "not found"  # no editable install left
-    assert found["repo_file"] == found["repo_dir"] == "refused"
-    assert found["course"] == "refused"
-    assert found["outside"] == "read"
+    assert found["outside"] == "done"
+    del found["outside"], found["posenc_core"], found["path0"]
+    del found["posenc_plots"]
+    assert found == dict.fromkeys(
+        ["repo_file", "repo_dir", "course", "link", "relative", "log",
+         "subprocess", "gc", "truncate_log", "patched_realpath"], "refused")
     refused = {(e["event"], e["path"]) for e in run["log"]
                if e["action"] == "refused"}
-    assert refused == {("open", str(A03)),
-                       ("os.listdir", str(REPO / "assignments")),
-                       ("open", str(guarded.instructor))}
+    assert {("open", str(A03)), ("os.listdir", str(REPO / "assignments")),
+            ("open", str(guarded.instructor))} <= refused
+    assert {event for event, _ in refused} == {
+        "open", "os.listdir", "subprocess.Popen", "gc.get_objects"}
     outside = [e["path"] for e in run["log"] if e["action"] == "outside"]
     assert outside == [str(guarded.outside)]
 

@@ -173,7 +173,9 @@ def _tensor_from_json(obj):
     import torch
 
     array = _array_from_json(obj)
-    dtype = getattr(torch, obj["torch_dtype"].removeprefix("torch."))
+    dtype = getattr(torch, str(obj["torch_dtype"]).removeprefix("torch."), None)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"not a torch dtype: {obj['torch_dtype']!r:.40}")
     if dtype == torch.bfloat16:
         return torch.from_numpy(array).view(torch.bfloat16)
     tensor = torch.from_numpy(array)
@@ -432,7 +434,7 @@ def _check_names(student_names):
     if isinstance(student_names, str):
         raise ValueError("student_names: a collection of names expected, "
                          "not one string")
-    names = sorted(set(student_names))
+    names = sorted(set(student_names) | {OBSERVED})
     bad = [name for name in names
            if not (isinstance(name, str) and name.isidentifier())]
     if bad:
@@ -442,7 +444,8 @@ def _check_names(student_names):
 
 
 def instrument(nb, student_names):
-    """A copy of notebook ``nb`` whose test cells record the student names.
+    """A copy of notebook ``nb`` whose test cells record the student names
+    (``observed`` is always one of them).
 
     Each test cell becomes ``__posenc_grading__.begin(grade_id, names)``,
     ``try:`` the original code indented (hidden-test markers kept, as
@@ -652,6 +655,11 @@ def _replay_main(argv):
     spec_path, out_path = argv[1], argv[2]
     here = str(Path(spec_path).resolve().parent)
     sys.path.insert(0, here)
+    # Only this folder's copies of the book's modules, never an editable
+    # install of the repository: a copy the caller forgot fails loudly.
+    sys.meta_path[:] = [
+        finder for finder in sys.meta_path
+        if not str(getattr(finder, "__module__", "")).startswith("__editable__")]
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     names = set(spec["names"])
     namespace = {"__name__": "__main__", "__builtins__": builtins}
@@ -662,10 +670,15 @@ def _replay_main(argv):
         grade_id = cell["grade_id"]
         if cell["kind"] == "test":
             records, problem = _load_records(spec["records_dir"], grade_id)
+            if problem is None:
+                try:
+                    _Stubs(grade_id, records).bind(namespace, names, records)
+                except Exception as exc:  # noqa: BLE001 - a forged record
+                    problem = ("the records of this test cell are unreadable "
+                               f"({_failure(exc)})")
             if problem:
                 verdicts[grade_id] = {"passed": False, "message": problem}
                 continue
-            _Stubs(grade_id, records).bind(namespace, names, records)
         try:
             code = compile(cell["source"], f"<cell {grade_id}>", "exec")
             with contextlib.redirect_stdout(sink), \

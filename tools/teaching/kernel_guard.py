@@ -16,7 +16,8 @@ student code runs, it
    that refuses with PermissionError to open, list, create, change or
    remove anything under the repository (except ``sys.prefix`` and
    ``sys.base_prefix``: the ``.venv`` may live in the repository) or under
-   the course root (except the grading folder), refuses to start programs
+   the course root (except the grading folder) or the guard log, refuses to
+   truncate the log or change its flags, refuses to start programs
    (``subprocess``, ``os.system``, ``os.exec*``, ``posix_spawn``) and to
    walk the garbage collector's objects (which would reach the hook);
    every refusal, and every file opened outside the allowed places, is a
@@ -249,9 +250,11 @@ def install_guard(settings, argv=()):
         exempt.append(settings["records"])
     exempt = tuple(real(p) for p in exempt) + prefixes
     closed = tuple(p for p in (settings["repo"], settings["course"]) if p)
+    log_path = real(settings["log"]) if settings["log"] else None
     allowed = tuple(real(p) for p in _allowed_places(settings)) + exempt
     log_file = (open(settings["log"], "a", buffering=1, encoding="utf-8")  # noqa: SIM115
                 if settings["log"] else None)
+    log_fd = log_file.fileno() if log_file is not None else -1
     dumps, events, programs, walks = (json.dumps, dict(PATH_EVENTS),
                                       frozenset(PROGRAM_EVENTS),
                                       frozenset(GC_EVENTS))
@@ -276,6 +279,9 @@ def install_guard(settings, argv=()):
 
     def hook(event, args):
         spec = events.get(event)
+        if event in ("os.truncate", "fcntl.fcntl", "fcntl.lockf") and args \
+                and args[0] == log_fd:
+            raise permission_error("the guard log is not the kernel's to change")
         if spec is None:
             if event in programs:
                 if quiet_program(event, args):
@@ -302,7 +308,8 @@ def install_guard(settings, argv=()):
             except Exception:  # noqa: BLE001 - unresolvable: refuse
                 log(event, repr(path)[:300], "refused")
                 raise permission_error(f"{event}: {path!r} refused") from None
-            if inside(full, closed) and not inside(full, exempt):
+            if full == log_path or (inside(full, closed)
+                                    and not inside(full, exempt)):
                 log(event, full, "refused")
                 raise permission_error(
                     f"the grading kernel may not use {path!r}: only the files "
