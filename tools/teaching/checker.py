@@ -298,7 +298,7 @@ class Recorder:
     """``builtins.__posenc_grading__`` in the grading kernel (phase 1)."""
 
     def __init__(self, records_dir):
-        self.records_dir = Path(records_dir)
+        self.records_dir = Path(records_dir).resolve()  # a chdir cannot move it
         self._cell = None
         self._records = []
         self._originals = {}
