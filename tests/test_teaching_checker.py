@@ -628,3 +628,48 @@ def test_assignment3_overwritten_helpers_still_fail(guarded, tmp_path):
     assert verdict[TESTS[2]]["passed"] is False
     assert verdict[TESTS[2]]["message"].startswith(
         "offset_distance([0, 1, 2, 5, 50], 16) is wrong")
+
+
+def test_replay_runs_no_solution_cell_and_survives_forged_data(tmp_path):
+    nb = small_notebook("open('solution_ran.txt', 'w').close()\n"
+                        "def double(x):\n    return 2 * x\n")
+    nb.cells.append(nbformat.v4.new_code_cell("open('plain_ran.txt', 'w')"))
+    records = tmp_path / "rec"
+    phase1(nb, ["double"], records)
+    assert replay(nb, ["double"], records, tmp_path)["q1_tests"] == {
+        "passed": True, "message": ""}
+    assert not list((tmp_path / "replay").glob("*_ran.txt"))
+    path = records / "q1_tests.json"
+    data = json.loads(path.read_text())
+    forged = [{"__ndarray__": {"dtype": "|O", "shape": [1], "data": ""}},
+              {"__tensor__": {"torch_dtype": "torch.load", "dtype": "<f4",
+                              "shape": [], "data": "AAAAAA=="}},
+              {"__ndarray__": {"dtype": "<f8", "shape": [10**9], "data": ""}},
+              {"__nonsense__": 1}]
+    for value in forged:
+        data["records"][0]["result"] = value
+        path.write_text(json.dumps(data))
+        verdict = replay(nb, ["double"], records, tmp_path)["q1_tests"]
+        assert verdict["passed"] is False and verdict["message"], value
+    data["records"] = [{"name": "double", "kind": "value", "value": forged[0]}]
+    path.write_text(json.dumps(data))
+    verdict = replay(nb, ["double"], records, tmp_path)["q1_tests"]
+    assert verdict["message"].startswith("the records of this test cell are "
+                                         "unreadable")
+
+
+def test_replay_uses_only_the_copies_in_its_folder(tmp_path):
+    nb = small_notebook()
+    nb.cells[0].source += "import posenc_core\n"
+    records = tmp_path / "rec"
+    phase1(nb, ["double"], records)
+    verdict = replay(nb, ["double"], records, tmp_path)["q1_tests"]
+    assert verdict["passed"] is True  # the test does not need posenc_core...
+    nb.cells[2].source += "assert posenc_core.frequencies(2)[0] == 1\n"
+    verdict = replay(nb, ["double"], records, tmp_path)["q1_tests"]
+    # ...and with no copy in its folder, the editable install is not used
+    assert verdict["passed"] is False
+    assert "No module named 'posenc_core'" in verdict["message"]
+    verdict = replay(nb, ["double"], records, tmp_path,
+                     copy_paths=[REPO / "posenc_core.py"])["q1_tests"]
+    assert verdict == {"passed": True, "message": ""}
