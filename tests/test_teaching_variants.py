@@ -7,7 +7,6 @@ least one of its tests (so answers copied from the book fail).
 """
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -259,23 +258,26 @@ def _run_of(variant, solutions, label):
     return cells
 
 
-def _combined(public, variant):
-    """Three runs of the variant in one kernel (one kernel per notebook).
+def _combined(public, variant, control):
+    """Runs of the variant in one kernel (one kernel per notebook).
 
     1. as it is: must run without an error (its own solutions pass);
-    2. as it is again, errors recorded: must have none, which shows that a
-       second run in the same kernel starts clean (the setup cell resets
-       the helpers), so the errors of run 3 are the public solutions' own;
+    2. (``control``) as it is again, errors recorded: must have none, which
+       shows that a second run in the same kernel starts clean (the setup
+       cell resets the helpers), so the errors of the last run are the
+       public solutions' own; a property of the notebook, so checked for
+       the first seed only (assignment 8's runs take ~10 s each);
     3. with the public solutions in its solution cells, errors recorded:
        at least one test cell must fail.
     """
     solutions = {_meta(c)["grade_id"]: c for c in public.cells
                  if c["cell_type"] == "code" and _meta(c).get("solution")}
-    runs = [_run_of(variant, {}, ""), _run_of(variant, {}, "again"),
-            _run_of(variant, solutions, "public")]
+    runs = [_run_of(variant, {}, "")]
+    runs += [_run_of(variant, {}, "again")] if control else []
+    runs += [_run_of(variant, solutions, "public")]
     nb = nbformat.v4.new_notebook(cells=[c for run in runs for c in run],
                                   metadata=variant.metadata)
-    return nb, len(runs[0])
+    return nb, len(runs[0])  # every run has as many cells
 
 
 def _failed_tests(cells):
@@ -301,7 +303,8 @@ def test_variant_solutions_pass_and_public_solutions_fail(
     if "posenc_lab" in json.dumps(public["cells"]):
         shutil.copytree(REPO / "posenc_lab", tmp_path / "posenc_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    nb, size = _combined(public, variant)
+    control = seed == SEEDS[0]
+    nb, size = _combined(public, variant, control)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     monkeypatch.chdir(tmp_path)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
@@ -314,11 +317,10 @@ def test_variant_solutions_pass_and_public_solutions_fail(
         pytest.fail(f"the variant's own solutions fail: {what}\n"
                     f"{str(err)[-3000:]}")
     again = [c for c in nb.cells[size:2 * size]
-             if any(o.get("output_type") == "error"
-                    for o in c.get("outputs", []))]
+             if control and any(o.get("output_type") == "error"
+                                for o in c.get("outputs", []))]
     assert not again, (f"a second run in the same kernel fails, so this test "
                        f"cannot tell why the public solutions fail: {what}\n"
                        f"{again[0].source[:500]}")
-    assert _failed_tests(nb.cells[2 * size:]), (
+    assert _failed_tests(nb.cells[-size:]), (
         f"the public solutions pass every test of the variant: {what}")
-    assert os.environ["NBGRADER_EXECUTION"] == "autograde"
