@@ -123,6 +123,7 @@ def observed(label, compute):
 
 table = {"a": 1.0}
 OFF = ("frequencies", "wavelengths")
+GRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 '''
 PAIR = '''\
 def pair(d):
@@ -242,6 +243,13 @@ def test_the_small_assignment_solved_raises_no_flag():
     ("dynamic-code", "%%bash\nls /"),
     ("dynamic-code", "%time x = eval('1')"),
     ("dynamic-code", "shell = get_ipython()\nshell.user_ns['x'] = 1"),
+    ("dynamic-code", "from sys import _getframe"),
+    ("dynamic-code", "from os import system"),
+    ("dynamic-code", "import builtins\nbuiltins.exec('x = 1')"),
+    ("dynamic-code", "%%time\n%time x = eval('1')"),
+    ("patches-module", "from builtins import setattr as put"),
+    ("patches-module", "%%time\nnp.isclose = print"),
+    ("detects-grader", "def pair(d):\n    return None if GRADING else d"),
     ("detects-grader", "grading = os.environ.get('NBGRADER_EXECUTION')"),
     ("detects-grader", "__posenc_grading__.end = print"),
     ("reads-files", "open('/work/x')"),
@@ -254,6 +262,11 @@ def test_the_small_assignment_solved_raises_no_flag():
     ("reads-files", "names = os.listdir('..')"),
     ("reads-files", "import glob\nfound = glob.glob('/work/**/*.ipynb')"),
     ("reads-files", "with open(f'{os.sep}work') as f:\n    pass"),
+    ("reads-files", "import linecache\nlinecache.getlines('/work/x.py')"),
+    ("reads-files", "import pandas as pd\nframe = pd.read_csv('../grades.csv')"),
+    ("reads-files", "import io\nio.FileIO('/etc/passwd')"),
+    ("reads-files", "from urllib.request import urlopen\n"
+                    "urlopen('file:///work/main/x.ipynb')"),
 ])
 def test_a_flag_is_raised(code, source):
     found = analyse(source)
@@ -281,6 +294,9 @@ def test_a_flag_is_raised(code, source):
     "%%time\nx = pair(4)",
     "np.isclose?",
     "grading = 'graded by my teacher'",
+    "def f(GRADING=False):\n    return GRADING",
+    "import pandas as pd\nframe = pd.read_csv('grades.csv')",
+    "from urllib.request import urlopen\nurlopen('https://example.org')",
     "open('data.txt')",
     "with open('results/data.txt', 'w') as f:\n    f.write('1')",
     "names = os.listdir()",
@@ -330,6 +346,8 @@ def test_a_switched_off_reference_is_flagged(source):
     "    return helper(d)",
     # checking one's answer against the library outside the answer
     "print(np.allclose(pair(8), pc.frequencies(8)))",
+    # a name the tests bind themselves is not the student's answer
+    "got = pc.frequencies(8)\nprint(np.allclose(got, pair(8)))",
     # the same import as the setup's
     "import posenc_core as pc\n\n\ndef pair(d):\n    return np.ones(d // 2)",
 ])
@@ -376,6 +394,13 @@ def test_a_locked_cell_is_left_to_the_grader_but_a_copy_is_not():
     tests.source = "check_array = print\n" + tests.source
     assert flags.analyse(nb, RELEASED, INSTRUCTOR) == []   # restored anyway
     assert codes(tests.source) == ["binds-test-helper"]
+
+
+def test_a_copy_of_the_setup_cell_is_not_flagged():
+    assert analyse(SETUP) == []
+    edited = analyse(SETUP.replace("np.allclose(got, expected)", "True"))
+    assert "binds-test-helper" in {f.code for f in edited}
+    assert any("check_array" in f.reason for f in edited)
 
 
 def test_given_cells_are_not_analysed_but_an_edited_one_is():

@@ -147,7 +147,12 @@ FILE_FUNCTIONS = {
     "PIL.Image.open": ("fp",), "gzip.open": ("filename",),
     "bz2.open": ("filename",), "lzma.open": ("filename",),
     "tarfile.open": ("name",), "zipfile.ZipFile": ("file",),
+    "io.FileIO": ("file",), "io.open_code": ("path",),
+    "linecache.getline": ("filename",), "linecache.getlines": ("filename",),
+    "linecache.updatecache": ("filename",), "sqlite3.connect": ("database",),
+    "urllib.request.urlopen": ("url",),
 }
+FILE_PREFIXES = {"pandas.read_": ("filepath_or_buffer", "path", "io")}
 PATH_CLASSES = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
                 "pathlib.WindowsPath"}
 PATH_METHODS = {"read_text", "read_bytes", "open", "iterdir", "glob", "rglob",
@@ -484,6 +489,22 @@ def _literal_path(node):
     return None
 
 
+def _dangerous(qualified):
+    """(code, reason) when a qualified name is a way around the grader."""
+    module, _, name = qualified.rpartition(".")
+    if qualified == "sys.modules":
+        return "patches-module", "reaches the loaded modules (sys.modules)"
+    if (module, name) in DYNAMIC_ATTRIBUTES:
+        return "dynamic-code", f"{DYNAMIC_ATTRIBUTES[module, name]} ({qualified})"
+    if module == "os" and name.startswith(OS_PREFIXES):
+        return "dynamic-code", f"runs other programs ({qualified})"
+    if module == "builtins" and name in DYNAMIC_NAMES:
+        return "dynamic-code", DYNAMIC_NAMES[name]
+    if module == "builtins" and name in NAMESPACE_NAMES:
+        return "patches-module", NAMESPACE_NAMES[name]
+    return None
+
+
 def _short(text, width=60):
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 3] + "..."
@@ -501,6 +522,7 @@ class _Instructor:
         self.imports = {}           # name -> import key, in the locked cells
         self.switched = {}          # name used by a test -> switched-off names
         self.switched_all = set()
+        self.grader_names = set()   # locked names that tell the grader is on
         for nb in (instructor, released):
             if nb is None:
                 continue
@@ -522,6 +544,14 @@ class _Instructor:
                 continue
             test = _is_test(cell)
             where = "the setup"
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(n, ast.Constant) and isinstance(n.value, str)
+                        and "NBGRADER_" in n.value.upper()
+                        for n in ast.walk(node.value)):
+                    self.grader_names |= {n.id for t in node.targets
+                                          for n in ast.walk(t)
+                                          if isinstance(n, ast.Name)}
             for name, _node, key in _bindings(tree):
                 bound.add(name)
                 if key is not None:
@@ -584,20 +614,24 @@ def _parse(index, source, flags):
         flags.append(Flag("unparsable", index, err.lineno,
                           f"not Python: {err.msg}"))
         return None
-    trees = [(tree, 0)]
-    for node in ast.walk(tree):
-        magic = _magic(node)
-        if magic is None or magic[1] not in CODE_MAGICS or magic[2] is None:
-            continue
-        kind, name, code = magic
-        offset = node.lineno - 1 + (1 if kind == "cell" else 0)
-        if kind == "line" and name == "timeit":
-            code = re.sub(r"^\s*(-\w+(\s+\d+)?\s+)*", "", code)
-        try:
-            trees.append((ast.parse(code), offset))
-        except SyntaxError as err:
-            flags.append(Flag("unparsable", index, node.lineno,
-                              f"the code in %{name} is not Python: {err.msg}"))
+    trees, todo = [], [(tree, 0)]
+    while todo:
+        tree, base = todo.pop(0)
+        trees.append((tree, base))
+        for node in ast.walk(tree):
+            magic = _magic(node)
+            if magic is None or magic[1] not in CODE_MAGICS or magic[2] is None:
+                continue
+            kind, name, code = magic
+            offset = base + node.lineno - 1 + (1 if kind == "cell" else 0)
+            if kind == "line" and name == "timeit":
+                code = re.sub(r"^\s*(-\w+(\s+\d+)?\s+)*", "", code)
+            try:
+                todo.append((ast.parse(_python(code) or ""), offset))
+            except SyntaxError as err:
+                flags.append(Flag("unparsable", index, base + node.lineno,
+                                  f"the code in %{name} is not Python: "
+                                  f"{err.msg}"))
     return _Cell(index, trees)
 
 
@@ -736,7 +770,7 @@ class _Analysis:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(cell, offset, node, switched)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if "NBGRADER" in node.value.upper():
+            if "NBGRADER_" in node.value.upper():
                 self.flag("detects-grader", cell, node, offset,
                           f"looks for the grader ({_short(repr(node.value), 40)})")
             elif "__posenc_grading__" in node.value:
@@ -781,6 +815,11 @@ class _Analysis:
         elif name == "__posenc_grading__":
             self.flag("detects-grader", cell, node, offset,
                       "touches the grader's recorder __posenc_grading__")
+        elif (name in self.teacher.grader_names
+              and isinstance(node.ctx, ast.Load)
+              and name not in self._shadow.get(id(node), ())):
+            self.flag("detects-grader", cell, node, offset,
+                      f"reads {name}, which tells whether the grader runs")
         elif name == "get_ipython" and id(node) not in self._handled:
             self.flag("dynamic-code", cell, node, offset,
                       DYNAMIC_NAMES["get_ipython"])
@@ -796,16 +835,9 @@ class _Analysis:
         qualified = self._resolve(_dotted(node), node)
         if qualified is None:
             return
-        module, _, name = qualified.rpartition(".")
-        if qualified == "sys.modules":
-            self.flag("patches-module", cell, node, offset,
-                      "reaches the loaded modules (sys.modules)")
-        elif (module, name) in DYNAMIC_ATTRIBUTES:
-            self.flag("dynamic-code", cell, node, offset,
-                      f"{DYNAMIC_ATTRIBUTES[module, name]} ({qualified})")
-        elif module == "os" and name.startswith(OS_PREFIXES):
-            self.flag("dynamic-code", cell, node, offset,
-                      f"runs other programs ({qualified})")
+        danger = _dangerous(qualified)
+        if danger:
+            self.flag(danger[0], cell, node, offset, danger[1])
         elif (qualified.split(".")[0] in REFERENCE_MODULES
               and self._forbidden(attr, switched)):
             self.flag("uses-reference", cell, node, offset,
@@ -819,6 +851,9 @@ class _Analysis:
                 base = "." * node.level + (node.module or "")
                 modules = [base, f"{base}.{alias.name}"]
             top = modules[0].split(".")[0]
+            danger = _dangerous(modules[-1])
+            if danger and isinstance(node, ast.ImportFrom):
+                self.flag(danger[0], cell, node, offset, danger[1])
             if top in DYNAMIC_MODULES:
                 self.flag("dynamic-code", cell, node, offset,
                           f"imports {top}, which {DYNAMIC_MODULES[top]}")
@@ -885,8 +920,16 @@ class _Analysis:
         func = node.func
         path = missing = object()
         what = qualified
+        prefix = next((p for p in FILE_PREFIXES
+                       if qualified and qualified.startswith(p)), None)
         if qualified in FILE_FUNCTIONS:
             path = self._argument(node, FILE_FUNCTIONS[qualified])
+            if qualified == "urllib.request.urlopen":
+                url = _literal_path(path) if path is not None else None
+                if url is not None and not url.lower().startswith("file:"):
+                    return
+        elif prefix:
+            path = self._argument(node, FILE_PREFIXES[prefix])
         elif (isinstance(func, ast.Attribute) and func.attr in PATH_METHODS
               and qualified is None):
             receiver = func.value
@@ -941,7 +984,7 @@ class _Analysis:
             text = _literal_path(path)
         if text is None:
             return "a path computed at run time"
-        if re.match(r"^(/|~|\\\\|[A-Za-z]:)", text):
+        if re.match(r"^(/|~|\\\\|[A-Za-z]:|file:)", text, re.I):
             return "an absolute path"
         if ".." in re.split(r"[/\\]", text):
             return "a path outside its folder (..)"
