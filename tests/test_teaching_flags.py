@@ -364,6 +364,14 @@ def test_a_name_forbidden_by_the_grading_config_is_flagged_anywhere():
     assert found[-1].cell == len(SOLVED.cells)
     assert all("sinusoidal_encoding" in f.reason for f in found)
     assert analyse(source, forbidden=["alibi_bias"]) == []
+    # by attribute of any object, or as a string, in any cell
+    for source in ("def f(model):\n    return model._table",
+                   "def f(n):\n    return TinyTransformer(n, 'alibi')",
+                   "from posenc_core import _table"):
+        found = analyse(source, forbidden=["_table", "alibi"])
+        assert [f.code for f in found] == ["uses-reference"], source
+    assert analyse("def f(model, alibi):\n    return model.table, alibi",
+                   forbidden=["_table", "alibi"]) == []
 
 
 def test_a_flag_says_where_and_why():

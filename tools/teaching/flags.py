@@ -761,6 +761,12 @@ class _Analysis:
     def _node(self, cell, offset, node, switched):
         for target in _store_targets(node):
             self._store(cell, offset, target)
+        # The grading config's names: as an attribute or a string, anywhere.
+        text = (node.attr if isinstance(node, ast.Attribute) else node.value
+                if isinstance(node, ast.Constant) else None)
+        if isinstance(text, str) and text in self.forbidden:
+            self.flag("uses-reference", cell, node, offset,
+                      self._forbidden(text, switched))
         if isinstance(node, ast.Call):
             self._call(cell, offset, node, switched)
         elif isinstance(node, ast.Name):
