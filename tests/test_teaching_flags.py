@@ -514,3 +514,45 @@ def test_no_guard_log_means_no_flag_and_bad_folders_are_refused(tmp_path):
         flags.flags_from_guard_log(tmp_path / "none.jsonl", tmp_path / "no")
     with pytest.raises(ValueError, match="path"):
         flags.flags_from_guard_log(tmp_path, tmp_path)
+
+
+# ------------------------------------- the issue's attacks, on the real eight
+
+def attacks(name, instructor):
+    """(flag code, code added to the first answer cell) for each attack."""
+    teacher = flags._Instructor(instructor, None)
+    answer_names = set()
+    for cell in instructor.cells:
+        if meta(cell).get("solution") and cell.cell_type == "code":
+            answer_names |= set(re.findall(r"^def (\w+)", cell.source, re.M))
+    tested = sorted(n for n in teacher.switched if n in answer_names)
+    found = [
+        ("binds-test-helper", "check_array = lambda *a, **k: None"),
+        ("patches-module", "np.isclose = lambda a, b, **k: np.ones("
+                           "np.broadcast(a, b).shape, dtype=bool)"),
+        ("reads-files", f"secret = open('{SOURCE / name / name}.ipynb').read()"),
+        ("reads-files", f"secret = open('../../source/{name}/{name}.ipynb')"),
+    ]
+    if tested:
+        target = tested[0]
+        off = sorted(teacher.switched[target])[0]
+        found.append(("uses-reference",
+                      f"def {target}(*args, _f=pc.{off}, **kwargs):\n"
+                      "    return _f(*args, **kwargs)"))
+    return found
+
+
+def test_every_attack_of_the_issue_is_flagged(assignment):
+    name, instructor, released = assignment
+    base = solved(instructor, released)
+    first = next(i for i, c in enumerate(base.cells)
+                 if meta(c).get("solution") and c.cell_type == "code")
+    cases = attacks(name, instructor)
+    assert len(cases) == 5   # every assignment switches a function off
+    for code, attack in cases:
+        nb = copy.deepcopy(base)
+        nb.cells[first].source += "\n\n" + attack + "\n"
+        found = flags.analyse(nb, released, instructor,
+                              forbidden=forbidden_of(name))
+        assert code in [f.code for f in found if f.cell == first], (
+            attack, [str(f) for f in found])
