@@ -144,3 +144,145 @@ def test_grading_skips_the_training(executed):
     assert done.returncode == 0, done.stderr
     assert "skipped while the grader runs this notebook" in done.stdout
     assert "trained in" not in done.stdout
+
+
+# ------------------------------------------- record and replay (phase 2)
+#
+# The grader runs the test cells twice: in the student's kernel, where it
+# records what each top-level call of a student's name returns (calls made
+# inside another recorded call, such as the model calling alibi_attention
+# inside ``observed``, are not recorded), then in a separate process where
+# the student's names only replay those records. The tests below do the
+# same in one process, with the records detached from autograd as JSON
+# would leave them, to show that the test cells need nothing else.
+
+STUDENT_NAMES = ("alibi_bias_tensor", "alibi_attention", "near_share",
+                 "head_reach", "observed")
+
+
+def _code_cells(nb):
+    return {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+            for c in nb.cells if c.cell_type == "code"}
+
+
+def _test_ids(nb):
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade")
+            and not c.metadata["nbgrader"].get("solution")]
+
+
+def _frozen(value):
+    """A copy of a recorded result as JSON would give it back."""
+    import numpy as np
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    return value
+
+
+def _run(sources, namespace):
+    """{grade_id: None if the cell ran, else its error} for each cell."""
+    outcome = {}
+    for grade_id, source in sources:
+        try:
+            exec(compile(source, grade_id, "exec"), namespace)  # noqa: S102
+            outcome[grade_id] = None
+        except Exception as err:  # noqa: BLE001 (the verdict of a test cell)
+            outcome[grade_id] = f"{type(err).__name__}: {err}"
+    return outcome
+
+
+def _record_and_replay(answers=None):
+    """Phase 1 with the solutions (some replaced by ``answers``), phase 2
+    with the records only; returns (phase 1 outcome, phase 2 outcome)."""
+    nb = nbformat.read(SOURCE, 4)
+    code = _code_cells(nb)
+    tests = [(t, code[t]) for t in _test_ids(nb)]
+    answer_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+                  if c.cell_type == "code"
+                  and c.metadata.get("nbgrader", {}).get("solution")
+                  and c.metadata["nbgrader"]["grade_id"]
+                  != "optional_rope_attention"]
+    answers = dict(answers or {})
+    kernel = {"__name__": "__main__"}
+    _run([("setup", code["setup"])], kernel)
+    _run([(a, answers.get(a, code[a])) for a in answer_ids], kernel)
+
+    records, depth = {}, [0]
+
+    def recording(name, function):
+        def wrapper(*args, **kwargs):
+            if depth[0]:
+                return function(*args, **kwargs)
+            depth[0] += 1
+            try:
+                result = function(*args, **kwargs)
+            except Exception as err:
+                records.setdefault(name, []).append(("raise", err))
+                raise
+            finally:
+                depth[0] -= 1
+            records.setdefault(name, []).append(("return", _frozen(result)))
+            return result
+        return wrapper
+
+    for name in STUDENT_NAMES:
+        kernel[name] = recording(name, kernel[name])
+    first = _run(tests, kernel)
+
+    def replaying(name):
+        queue = list(records.get(name, []))
+
+        def stub(*args, **kwargs):
+            assert queue, f"phase 2 made a call of {name} not made in phase 1"
+            kind, value = queue.pop(0)
+            if kind == "raise":
+                raise value
+            return _frozen(value)
+        return stub
+
+    grader = {"__name__": "__main__"}
+    _run([("setup", code["setup"])], grader)
+    for name in STUDENT_NAMES:
+        grader[name] = replaying(name)
+    return first, _run(tests, grader)
+
+
+def test_test_cells_need_only_the_records_of_the_students_code():
+    first, second = _record_and_replay()
+    assert set(second) == {"q1_alibi_bias_tensor_tests",
+                           "q2_alibi_attention_tests",
+                           "q2_alibi_in_the_model_tests",
+                           "q3_near_share_tests", "q3b_head_reach_tests"}
+    assert all(v is None for v in first.values()), first
+    assert all(v is None for v in second.values()), second
+
+
+def test_replay_still_catches_wrong_answers():
+    nb = nbformat.read(SOURCE, 4)
+    solution = _code_cells(nb)["q2_alibi_attention"]
+    # right forward pass, no gradient: only observed(...) can see it
+    detached = solution.replace("return A @ v", "return (A @ v).detach()")
+    # the bias with the wrong sign: far keys get more weight
+    flipped = solution.replace("S = S + alibi_bias_tensor",
+                               "S = S - alibi_bias_tensor")
+    assert detached != solution and flipped != solution
+    for wrong in (detached, flipped):
+        first, second = _record_and_replay({"q2_alibi_attention": wrong})
+        assert first == second, (first, second)
+        failed = {t for t, v in second.items() if v is not None}
+        assert failed == {"q2_alibi_attention_tests",
+                          "q2_alibi_in_the_model_tests"}, second
+    first, second = _record_and_replay({"q3b_head_reach": (
+        "def head_reach(n_heads, p=0.9):\n"
+        "    return np.round(-np.log1p(-p) / pc.alibi_slopes(n_heads))"
+        ".astype(int)\n")})
+    assert first == second
+    assert second["q3b_head_reach_tests"] is not None, second
