@@ -307,7 +307,8 @@ def test_variant_solutions_pass_and_public_solutions_fail(
     nb, size = _combined(public, variant, control)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     monkeypatch.chdir(tmp_path)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+    client = NotebookClient(nb, timeout=600, startup_timeout=240,
+                            kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
     what = (f"{name}, {variants.variant_name(seed)}:\n"
             + "\n".join(variants.describe(spec, seed)))
