@@ -103,6 +103,7 @@ SETUP = '''\
 import contextlib
 import os
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc_core as pc
@@ -206,6 +207,7 @@ def test_the_small_assignment_solved_raises_no_flag():
     ("binds-test-helper", "check_array = lambda *a, **k: None"),
     ("binds-test-helper", "def check_array(got, expected, what):\n    pass"),
     ("binds-test-helper", "import math as np"),
+    ("binds-test-helper", "from matplotlib import colors as plt"),
     ("binds-test-helper", "OFF = ()"),
     ("binds-test-helper", "def observed(label, compute):\n    return None"),
     ("binds-test-helper", "for pc in [1]:\n    pass"),
@@ -277,6 +279,9 @@ def test_a_flag_is_raised(code, source):
 
 @pytest.mark.parametrize("source", [
     "close = np.isclose(np.arange(3), np.arange(3))",
+    "from matplotlib import pyplot as plt",
+    "import matplotlib.pyplot as plt\nplt.rcParams['figure.dpi'] = 120",
+    "os.environ['OMP_NUM_THREADS'] = '1'",
     "import numpy as np\nimport posenc_core as pc",
     "def check(got):\n    return check_array(got, 1.0, 'got')",
     "off = ()\nchecked = check_array",
