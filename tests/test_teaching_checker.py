@@ -11,6 +11,7 @@ import json
 import math
 import re
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -434,9 +435,18 @@ def attempt(key, action):
 def read(path):
     return os.listdir(path) if os.path.isdir(path) else open(path).read()
 
-for key, path in PATHS.items():
-    attempt(key, lambda: read(path))
+for key in ("repo_file", "repo_dir", "course", "link", "relative", "log",
+            "outside"):
+    attempt(key, lambda: read(PATHS[key]))
 attempt("subprocess", lambda: subprocess.run(["cat", PATHS["repo_file"]]))
+attempt("write_venv", lambda: open(PATHS["venv_file"], "w").write("#"))
+attempt("write_course", lambda: open(PATHS["course"] + ".new", "w"))
+attempt("remove_course", lambda: os.remove(PATHS["course"]))
+attempt("mkdir_home", lambda: os.mkdir(PATHS["home_dir"]))
+attempt("write_here", lambda: open("mine.txt", "w").write("mine"))
+attempt("ipython_dir", lambda: open(
+    os.path.join(os.environ["IPYTHONDIR"], "note.txt"), "w").write("x"))
+found["ipython_private"] = os.environ["IPYTHONDIR"] != PATHS["shared_ipython"]
 attempt("gc", gc.get_objects)
 logs = [int(fd) for fd in os.listdir("/proc/self/fd")
         if os.path.realpath(f"/proc/self/fd/{fd}") == PATHS["log"]]
@@ -554,8 +564,18 @@ def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
              "course": str(guarded.instructor), "link": str(link),
              "relative": "../" * 30 + str(A03.relative_to("/")),
              "log": str(guarded.root / f"guard{number}.log"),
-             "outside": str(guarded.outside)}
-    run = guarded.run(submission(extra=PROBE.replace("PATHS", repr(paths))))
+             "outside": str(guarded.outside),
+             "venv_file": str(Path(sysconfig.get_paths()["purelib"])
+                              / "posenc_guard_probe.txt"),
+             "home_dir": str(Path.home() / "posenc_guard_probe"),
+             "shared_ipython": str(guarded.root / "ipython")}
+    try:
+        run = guarded.run(submission(extra=PROBE.replace("PATHS",
+                                                         repr(paths))))
+    finally:  # should the guard fail, leave nothing behind
+        Path(paths["venv_file"]).unlink(missing_ok=True)
+        if Path(paths["home_dir"]).is_dir():
+            Path(paths["home_dir"]).rmdir()
     assert errors(run["nb"]) == set()
     assert sorted(p.name for p in run["records"].iterdir()) == sorted(
         f"{name}.json" for name in TESTS)
@@ -568,18 +588,24 @@ def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
     assert Path(found["posenc_core"]) == run["folder"] / "posenc_core.py"
     assert Path(found["path0"]) == run["folder"]
     assert found["posenc_plots"] == "not found"  # no editable install left
-    assert found["outside"] == "done"
-    del found["outside"], found["posenc_core"], found["path0"]
-    del found["posenc_plots"]
+    assert found["outside"] == found["write_here"] == "done"
+    assert found["ipython_dir"] == "done" and found["ipython_private"] is True
+    assert (run["folder"] / "mine.txt").read_text() == "mine"
+    for key in ("outside", "posenc_core", "path0", "posenc_plots",
+                "write_here", "ipython_dir", "ipython_private"):
+        del found[key]
     assert found == dict.fromkeys(
         ["repo_file", "repo_dir", "course", "link", "relative", "log",
-         "subprocess", "gc", "truncate_log", "patched_realpath"], "refused")
+         "subprocess", "gc", "truncate_log", "write_venv", "write_course",
+         "remove_course", "mkdir_home", "patched_realpath"], "refused")
+    assert guarded.instructor.is_file()
     refused = {(e["event"], e["path"]) for e in run["log"]
                if e["action"] == "refused"}
     assert {("open", str(A03)), ("os.listdir", str(REPO / "assignments")),
             ("open", str(guarded.instructor))} <= refused
     assert {event for event, _ in refused} == {
-        "open", "os.listdir", "subprocess.Popen", "gc.get_objects"}
+        "open", "os.listdir", "subprocess.Popen", "gc.get_objects",
+        "os.remove", "os.mkdir"}
     outside = [e["path"] for e in run["log"] if e["action"] == "outside"]
     assert outside == [str(guarded.outside)]
 

@@ -13,15 +13,25 @@ student code runs, it
    environment, and modules already imported from there; so ``import
    posenc_core`` finds the grading folder's copy or nothing;
 3. installs an audit hook (``sys.addaudithook``, which cannot be removed)
-   that refuses with PermissionError to open, list, create, change or
-   remove anything under the repository (except ``sys.prefix`` and
-   ``sys.base_prefix``: the ``.venv`` may live in the repository) or under
-   the course root (except the grading folder) or the guard log, refuses to
-   truncate the log or change its flags, refuses to start programs
-   (``subprocess``, ``os.system``, ``os.exec*``, ``posix_spawn``) and to
-   walk the garbage collector's objects (which would reach the hook);
+   that refuses with PermissionError
+   - to open, list or change anything under the repository (except reading
+     ``sys.prefix`` and ``sys.base_prefix``: the ``.venv`` may live in the
+     repository) or under the course root (except the grading folder and
+     the records folder), and the guard log itself (also its truncation or
+     a change of its flags);
+   - to write (open for writing, create, remove, rename, copy to...)
+     anywhere but the grading folder, the records folder, the kernel's own
+     IPython folder, the temporary folder, /dev and the font and matplotlib
+     caches: so not into the Python environment (a ``.pth`` file or a
+     module there would run in later processes), nor into Jupyter's
+     configuration or the home folder;
+   - to start programs (``subprocess``, ``os.system``, ``os.exec*``,
+     ``posix_spawn``) and to walk the garbage collector's objects (which
+     would reach the hook);
    every refusal, and every file opened outside the allowed places, is a
    JSON line in the guard log;
+   IPython gets a fresh folder of its own (IPYTHONDIR, removed at exit),
+   so that nothing a kernel writes there reaches the next kernel;
 4. installs ``builtins.__posenc_grading__``, the recorder of
    ``checker.py`` (loaded from this script's folder), writing to the
    records folder;
@@ -53,11 +63,13 @@ the check and the open is not caught. The static flags of flags.py report
 both kinds of code to the teacher.
 """
 
+import atexit
 import builtins
 import importlib.util
 import json
 import os
 import posix
+import shutil
 import site
 import stat
 import sys
@@ -65,36 +77,38 @@ import tempfile
 
 SETTINGS = ("POSENC_GRADING_FOLDER", "POSENC_REPO", "POSENC_COURSE_ROOT",
             "POSENC_RECORDS", "POSENC_GUARD_LOG", "POSENC_GUARD_ALLOW")
-PATH_EVENTS = {  # event -> the indices of its path arguments
-    "open": (0,),
-    "os.listdir": (0,),
-    "os.scandir": (0,),
-    "os.chdir": (0,),
-    "os.mkdir": (0,),
-    "os.rmdir": (0,),
-    "os.remove": (0,),
-    "os.rename": (0, 1),
-    "os.link": (0, 1),
-    "os.symlink": (0, 1),
-    "os.truncate": (0,),
-    "os.chmod": (0,),
-    "os.chown": (0,),
-    "os.utime": (0,),
-    "os.listxattr": (0,),
-    "os.getxattr": (0,),
-    "os.setxattr": (0,),
-    "os.removexattr": (0,),
-    "shutil.copyfile": (0, 1),
-    "shutil.copymode": (0, 1),
-    "shutil.copystat": (0, 1),
-    "shutil.copytree": (0, 1),
-    "shutil.move": (0, 1),
-    "shutil.rmtree": (0,),
-    "shutil.make_archive": (2,),
-    "shutil.unpack_archive": (0, 1),
-    "sqlite3.connect": (0,),
-    "dbm.open": (0,),
+# event -> (indices of the paths it reads, indices of the paths it writes)
+PATH_EVENTS = {
+    "open": ((0,), ()),  # a write when its mode or flags say so
+    "os.listdir": ((0,), ()),
+    "os.scandir": ((0,), ()),
+    "os.chdir": ((0,), ()),
+    "os.listxattr": ((0,), ()),
+    "os.getxattr": ((0,), ()),
+    "os.mkdir": ((), (0,)),
+    "os.rmdir": ((), (0,)),
+    "os.remove": ((), (0,)),
+    "os.rename": ((), (0, 1)),
+    "os.link": ((0,), (1,)),
+    "os.symlink": ((0,), (1,)),
+    "os.truncate": ((), (0,)),
+    "os.chmod": ((), (0,)),
+    "os.chown": ((), (0,)),
+    "os.utime": ((), (0,)),
+    "os.setxattr": ((), (0,)),
+    "os.removexattr": ((), (0,)),
+    "shutil.copyfile": ((0,), (1,)),
+    "shutil.copymode": ((0,), (1,)),
+    "shutil.copystat": ((0,), (1,)),
+    "shutil.copytree": ((0,), (1,)),
+    "shutil.move": ((), (0, 1)),
+    "shutil.rmtree": ((), (0,)),
+    "shutil.make_archive": ((2,), (0,)),
+    "shutil.unpack_archive": ((0,), (1,)),
+    "sqlite3.connect": ((), (0,)),
+    "dbm.open": ((), (0,)),
 }
+WRITE_FLAGS = (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
 PROGRAM_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
                   "os.spawn", "os.startfile", "pty.spawn")
 GC_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
@@ -229,8 +243,25 @@ def _connection_file(argv):
     return None
 
 
-def install_guard(settings, argv=()):
-    """Install the audit hook described in the module docstring."""
+def _writable_places(settings, ipython_dir):
+    home = os.path.expanduser("~")
+    places = [settings["folder"], tempfile.gettempdir(), "/dev",
+              "/var/cache/fontconfig", os.path.join(home, ".cache", "fontconfig"),
+              os.path.join(home, ".cache", "matplotlib")]
+    if os.environ.get("MPLCONFIGDIR"):
+        places.append(os.environ["MPLCONFIGDIR"])
+    if settings["records"]:
+        places.append(settings["records"])
+    if ipython_dir:
+        places.append(ipython_dir)
+    return places
+
+
+def install_guard(settings, argv=(), ipython_dir=None):
+    """Install the audit hook described in the module docstring.
+
+    ``ipython_dir``: the kernel's own IPython folder (writable).
+    """
     resolve = _make_resolver()
     real = os.path.realpath
     prefixes = tuple(real(p) for p in {sys.prefix, sys.base_prefix,
@@ -240,7 +271,7 @@ def install_guard(settings, argv=()):
     exempt = [settings["folder"], os.path.join(settings["here"], "checker.py"),
               os.path.join(settings["here"], "kernel_guard.py")]
     exempt += settings["allow"]
-    for name in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"):
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"):
         if os.environ.get(name):
             exempt.append(os.environ[name])
     connection = _connection_file(list(argv))
@@ -248,17 +279,24 @@ def install_guard(settings, argv=()):
         exempt.append(connection)
     if settings["records"]:
         exempt.append(settings["records"])
+    if ipython_dir:
+        exempt.append(ipython_dir)
     exempt = tuple(real(p) for p in exempt) + prefixes
     closed = tuple(p for p in (settings["repo"], settings["course"]) if p)
     log_path = real(settings["log"]) if settings["log"] else None
     allowed = tuple(real(p) for p in _allowed_places(settings)) + exempt
+    writable = tuple(real(p) for p in _writable_places(settings, ipython_dir))
+    writable_closed = tuple(real(p) for p in (settings["folder"],
+                                              settings["records"], ipython_dir)
+                            if p)
     log_file = (open(settings["log"], "a", buffering=1, encoding="utf-8")  # noqa: SIM115
                 if settings["log"] else None)
     log_fd = log_file.fileno() if log_file is not None else -1
     dumps, events, programs, walks = (json.dumps, dict(PATH_EVENTS),
                                       frozenset(PROGRAM_EVENTS),
                                       frozenset(GC_EVENTS))
-    permission_error, is_int = PermissionError, int
+    permission_error, is_int, is_str = PermissionError, int, str
+    write_flags = WRITE_FLAGS
 
     def inside(path, roots):
         for root in roots:
@@ -276,6 +314,36 @@ def install_guard(settings, argv=()):
         if log_file is not None:
             log_file.write(dumps({"event": event, "path": path,
                                   "action": action}) + "\n")
+
+    def refuse(event, path, shown, message):
+        # Python's own bytecode cache is written where it can be, quietly
+        if not (path.endswith(".pyc") and "/__pycache__/" in path):
+            log(event, path, "refused")
+        raise permission_error(f"the grading kernel may not {message} "
+                               f"{shown!r}: only the files of the notebook's "
+                               "own folder are available")
+
+    def check(event, path, write):
+        if path is None:
+            path = "."
+        if isinstance(path, is_int):  # an open file descriptor
+            return
+        try:
+            full = resolve(path)
+        except Exception:  # noqa: BLE001 - unresolvable: refuse
+            log(event, repr(path)[:300], "refused")
+            raise permission_error(f"{event}: {path!r} refused") from None
+        if full == log_path:
+            refuse(event, full, path, "use")
+        if write:
+            if inside(full, closed) and not inside(full, writable_closed):
+                refuse(event, full, path, "write")
+            if not inside(full, writable):
+                refuse(event, full, path, "write")
+        elif inside(full, closed) and not inside(full, exempt):
+            refuse(event, full, path, "use")
+        if not inside(full, allowed):
+            log(event, full, "outside")
 
     def hook(event, args):
         spec = events.get(event)
@@ -295,27 +363,20 @@ def install_guard(settings, argv=()):
                     "the grading kernel does not give out the garbage "
                     "collector's objects")
             return
-        for index in spec:
-            if index >= len(args):
-                continue
-            path = args[index]
-            if path is None:
-                path = "."
-            if isinstance(path, is_int):  # an open file descriptor
-                continue
-            try:
-                full = resolve(path)
-            except Exception:  # noqa: BLE001 - unresolvable: refuse
-                log(event, repr(path)[:300], "refused")
-                raise permission_error(f"{event}: {path!r} refused") from None
-            if full == log_path or (inside(full, closed)
-                                    and not inside(full, exempt)):
-                log(event, full, "refused")
-                raise permission_error(
-                    f"the grading kernel may not use {path!r}: only the files "
-                    "of the notebook's own folder are available")
-            if not inside(full, allowed):
-                log(event, full, "outside")
+        reads, writes = spec
+        if event == "open" and len(args) > 2:
+            mode, flags = args[1], args[2]
+            if (isinstance(flags, is_int) and flags & write_flags) or (
+                    isinstance(mode, is_str)
+                    and ("w" in mode or "a" in mode or "x" in mode
+                         or "+" in mode)):
+                reads, writes = (), (0,)
+        for index in reads:
+            if index < len(args):
+                check(event, args[index], False)
+        for index in writes:
+            if index < len(args):
+                check(event, args[index], True)
 
     sys.addaudithook(hook)
 
@@ -340,7 +401,13 @@ def main():
     remove_repository_imports(settings["repo"], settings["folder"], prefixes)
     from ipykernel import kernelapp  # imported before the hook: faster start
 
-    install_guard(settings, sys.argv[1:])
+    # IPython's folder (history, startup files, configuration, which is
+    # code) is the kernel's own: nothing it writes there reaches the next
+    # submission's kernel.
+    ipython_dir = tempfile.mkdtemp(prefix="posenc-ipython-")
+    os.environ["IPYTHONDIR"] = ipython_dir
+    atexit.register(shutil.rmtree, ipython_dir, True)
+    install_guard(settings, sys.argv[1:], ipython_dir)
     del settings
     kernelapp.launch_new_instance()
 
