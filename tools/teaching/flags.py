@@ -521,73 +521,51 @@ def _short(text, width=60):
 # ----------------------------------------------------- the instructor's side
 
 class _Instructor:
-    """What the instructor notebook (and the handout) tell about a cell."""
+    """What the instructor notebook (and the handout) say about the cells.
+
+    given: the sources of the given code cells (locked or not, with or
+    without hidden tests), which are not analysed; locked_ids: the grade ids
+    of the cells the grader restores; protected: {name: "the setup" or "the
+    tests"}, the names the setup-like locked cells bind plus the tuples
+    passed as ``without_posenc_core(*OFF)``; imports: {name: import key} of
+    the locked cells; switched: {student name: the posenc_core names
+    switched off while a test uses it}; grader_names: locked names computed
+    from NBGRADER_* (``GRADING``).
+    """
 
     def __init__(self, instructor, released):
-        self.given = set()          # sources of given cells: not analysed
-        self.locked_ids = set()     # grade ids of the cells the grader restores
-        self.protected = {}         # name -> "the setup" / "the tests"
-        self.imports = {}           # name -> import key, in the locked cells
-        self.switched = {}          # name used by a test -> switched-off names
+        self.given = set()
+        self.locked_ids = set()
+        self.protected = {}
+        self.imports = {}
+        self.switched = {}
         self.switched_all = set()
-        self.grader_names = set()   # locked names that tell the grader is on
+        self.grader_names = set()
         for nb in (instructor, released):
-            if nb is None:
-                continue
-            for cell in nb["cells"]:
-                if cell.get("cell_type") == "code" and not _meta(cell).get("solution"):
+            for cell in (nb or {"cells": []})["cells"]:
+                if (cell.get("cell_type") == "code"
+                        and not _meta(cell).get("solution")):
                     self.given.add(_normal(_source(cell)))
-        tuples = {}   # OFF-like tuples of the locked cells, in order
-        bound = set()   # every name a locked cell binds
-        tested = []     # (names a test cell uses, the names it switches off)
+        self.tuples = {}   # the OFF-like tuples of the locked cells so far
+        bound = set()      # every name a locked cell binds
+        tested = []        # (names a test cell uses, names it switches off)
         for cell in instructor["cells"]:
             if cell.get("cell_type") != "code" or not _is_locked(cell):
                 continue
             if _meta(cell).get("grade_id"):
                 self.locked_ids.add(_meta(cell)["grade_id"])
-            text = _python(_source(cell))
             try:
-                tree = ast.parse(text or "")
+                tree = ast.parse(_python(_source(cell)) or "")
             except SyntaxError:
                 continue
-            test = _is_test(cell)
-            where = "the setup"
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Assign) and any(
-                        isinstance(n, ast.Constant) and isinstance(n.value, str)
-                        and "NBGRADER_" in n.value.upper()
-                        for n in ast.walk(node.value)):
-                    self.grader_names |= {n.id for t in node.targets
-                                          for n in ast.walk(t)
-                                          if isinstance(n, ast.Name)}
+            self._grader_names(tree)
             for name, _node, key in _bindings(tree):
                 bound.add(name)
                 if key is not None:
                     self.imports[name] = key
-                if not test:
-                    self.protected.setdefault(name, where)
-            local = dict(tuples)
-            for node in ast.walk(tree):
-                if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                        and isinstance(node.targets[0], ast.Name)
-                        and isinstance(node.value, (ast.Tuple, ast.List))
-                        and all(isinstance(e, ast.Constant)
-                                and isinstance(e.value, str)
-                                for e in node.value.elts)):
-                    local[node.targets[0].id] = {e.value for e in node.value.elts}
-            off = set()
-            for node in ast.walk(tree):
-                if (isinstance(node, ast.Call)
-                        and isinstance(node.func, ast.Name)
-                        and node.func.id == "without_posenc_core"):
-                    for arg in node.args:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            off.add(arg.value)
-                        elif (isinstance(arg, ast.Starred)
-                              and isinstance(arg.value, ast.Name)):
-                            off |= local.get(arg.value.id, set())
-                            self.protected.setdefault(arg.value.id, "the tests")
-            tuples.update({k: v for k, v in local.items()})
+                if not _is_test(cell):
+                    self.protected.setdefault(name, "the setup")
+            off = self._switched_off(tree)
             if off:
                 self.switched_all |= off
                 shadow = _shadows(tree)
@@ -595,10 +573,45 @@ class _Instructor:
                                 if isinstance(n, ast.Name)
                                 and isinstance(n.ctx, ast.Load)
                                 and n.id not in shadow[id(n)]}, off))
-        # The student's names: used by a test, bound by no locked cell.
+        # The student's names: used by such a test, bound by no locked cell.
         for names, off in tested:
             for name in names - bound - set(dir(builtins)):
                 self.switched.setdefault(name, set()).update(off)
+
+    def _grader_names(self, tree):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(n, ast.Constant) and isinstance(n.value, str)
+                    and "NBGRADER_" in n.value.upper()
+                    for n in ast.walk(node.value)):
+                self.grader_names |= {n.id for t in node.targets
+                                      for n in ast.walk(t)
+                                      if isinstance(n, ast.Name)}
+
+    def _switched_off(self, tree):
+        """The names this cell's ``without_posenc_core(...)`` calls switch off."""
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and isinstance(node.value, (ast.Tuple, ast.List))
+                    and all(isinstance(e, ast.Constant)
+                            and isinstance(e.value, str)
+                            for e in node.value.elts)):
+                self.tuples[node.targets[0].id] = {e.value
+                                                   for e in node.value.elts}
+        off = set()
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "without_posenc_core"):
+                for arg in node.args:
+                    if (isinstance(arg, ast.Constant)
+                            and isinstance(arg.value, str)):
+                        off.add(arg.value)
+                    elif (isinstance(arg, ast.Starred)
+                          and isinstance(arg.value, ast.Name)):
+                        off |= self.tuples.get(arg.value.id, set())
+                        self.protected.setdefault(arg.value.id, "the tests")
+        return off
 
 
 # ------------------------------------------------------------ the analysis
