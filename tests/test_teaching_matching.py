@@ -165,6 +165,25 @@ def test_the_newest_of_two_files_is_graded_and_the_other_listed(tmp_path):
     assert [u.path for u in unmatched] == [new]
 
 
+def test_symbolic_links_are_listed_not_graded(tmp_path):
+    outside = put(tmp_path / "elsewhere", "02_sinusoidal_formula.ipynb",
+                  content_of="02_sinusoidal_formula")
+    (tmp_path / "subs" / "rita").mkdir(parents=True)
+    (tmp_path / "subs" / "rita" / "02_sinusoidal_formula.ipynb").symlink_to(
+        outside)
+    (tmp_path / "subs" / "rita" / "hw3").symlink_to(outside.parent)
+    (tmp_path / "subs" / "sam").symlink_to(outside.parent)
+    matched, unmatched = matching.find_submissions(tmp_path / "subs", NAMES)
+    assert matched == []
+    reasons = {str(u.path.relative_to(tmp_path / "subs")): u.reason
+               for u in unmatched}
+    assert set(reasons) == {"rita/02_sinusoidal_formula.ipynb", "rita/hw3",
+                            "sam/02_sinusoidal_formula.ipynb"}
+    assert "not followed" in reasons["rita/hw3"]
+    assert "symbolic link" in reasons["rita/02_sinusoidal_formula.ipynb"]
+    assert "symbolic link" in reasons["sam/02_sinusoidal_formula.ipynb"]
+
+
 def test_only_the_assignments_being_graded_are_matched(tmp_path):
     put(tmp_path, "quinn/Assignment 3.ipynb")
     put(tmp_path, "quinn/02_sinusoidal_formula.ipynb")

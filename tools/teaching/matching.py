@@ -19,7 +19,8 @@ may sit at any depth inside it (``alice/hw3/x.ipynb``,
 no student and is listed unmatched. Jupyter's autosave copies in
 ``.ipynb_checkpoints`` folders are skipped, except when such a copy is all
 there is of a student's assignment: then it is listed (the student probably
-handed in the wrong folder).
+handed in the wrong folder). A symbolic link (a zip can hold one) is never
+graded, only listed: it could point at the instructor's notebook.
 
 Student id. A folder name that is already a valid id (a letter or digit,
 then letters, digits, ``_ . @ -``) is kept exactly, so ids from the
@@ -224,10 +225,13 @@ def _mtime(path):
 
 
 def _notebooks(root):
-    """All .ipynb and .zip files under ``root``, sorted (no symlink loops)."""
+    """The .ipynb and .zip files under ``root``, and its symbolic links to
+    folders (which ``rglob`` does not follow), sorted."""
     found = []
     for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix.lower() in (".ipynb", ".zip"):
+        if path.is_symlink() and path.is_dir():
+            found.append(path)
+        elif path.is_file() and path.suffix.lower() in (".ipynb", ".zip"):
             found.append(path)
     return found
 
@@ -272,6 +276,9 @@ def find_submissions(folder, assignment_names, identify=None):
             problem = None
             if entry.name.startswith("."):
                 problem = f"inside the hidden folder {entry.name!r}"
+            elif entry.is_symlink():
+                problem = (f"the student folder {entry.name!r} is a "
+                           "symbolic link: not followed")
             elif entry.name == "__MACOSX":
                 problem = "macOS zip metadata (__MACOSX), not a notebook"
             elif not sid:
@@ -286,11 +293,22 @@ def find_submissions(folder, assignment_names, identify=None):
                 if problem:
                     unmatched.append(Unmatched(path, problem))
                     continue
+                if path.is_dir():
+                    unmatched.append(Unmatched(path, (
+                        "a symbolic link to a folder: not followed, nothing "
+                        "in it is graded")))
+                    continue
                 if path.suffix.lower() == ".zip":
                     unmatched.append(Unmatched(path, "a zip archive: unzip "
                                                "it in the student's folder"))
                     continue
                 parts = path.relative_to(entry).parts
+                if any((entry / Path(*parts[:i + 1])).is_symlink()
+                       for i in range(len(parts))):
+                    unmatched.append(Unmatched(path, (
+                        "a symbolic link, not a file the student handed in: "
+                        "not graded (it could point at the solutions)")))
+                    continue
                 checkpoint = CHECKPOINTS in parts
                 if path.name.startswith("._"):
                     unmatched.append(Unmatched(
