@@ -6,25 +6,32 @@ where (cell and line) and a one-line reason for the grades CSV. A flag
 keeps the points (the checks that award them run apart from the student's
 code); it asks the teacher to look. The codes:
 
-- ``binds-test-helper``: rebinds or changes a name of the instructor's
-  locked cells (``check_array``, ``without_posenc_core``, ``OFF``, ``np``,
-  ``pc``, the given data...); importing the same module under the same
-  name again (``import numpy as np``) is fine;
+- ``binds-test-helper``: rebinds or changes a name that a locked cell
+  other than a test binds (the setup's ``check_array``,
+  ``without_posenc_core``, ``observed``, ``np``, ``pc``, the given data),
+  or a tuple the tests pass as ``without_posenc_core(*OFF)``; importing the
+  same module under the same name again (``import numpy as np``) is fine;
+  the test cells' own variables (``x``, ``got``) are not protected: the
+  tests bind them before they use them;
 - ``patches-module``: assigns to an attribute of an imported module or
-  class (``np.isclose = f``), or uses setattr, delattr, globals(), vars(),
-  ``__builtins__``, ``sys.modules``;
-- ``uses-reference``: uses a ``posenc_core`` function that the tests of
-  the question switch off (the instructor notebook's ``OFF`` tuples and
-  ``without_posenc_core(...)`` arguments), by attribute, import or string,
-  or imports ``posenc_core``/``posenc_lab`` anew in that question's code;
-  names in ``forbidden`` are forbidden in every cell;
+  class (``np.isclose = f``; display settings such as
+  ``plt.rcParams[...]`` and ``os.environ[...]`` are fine), or uses setattr,
+  delattr, globals(), vars(), ``__builtins__``, ``sys.modules``;
+- ``uses-reference``: in the code of an answer whose tests switch
+  ``posenc_core`` functions off (the instructor notebook's ``OFF`` tuples
+  and ``without_posenc_core(...)`` arguments), and in the code that answer
+  uses (helpers, module-level aliases, default arguments), a switched-off
+  function by attribute (``pc.frequencies``), import or getattr string,
+  or a new import of ``posenc_core``/``posenc_lab``; the names in
+  ``forbidden`` (the grading config) as an attribute or a string anywhere;
 - ``dynamic-code``: exec, eval, compile, ``__import__``, importlib,
   inspect, ctypes, subprocess, ``sys._getframe``, ``os.system``,
   ``get_ipython``, shell escapes and magics (``!cmd``, ``%%bash``,
   ``%run``; ``%matplotlib``, ``%time``, ``%timeit`` are fine), internals
   such as ``__dict__`` or ``__globals__``, getattr of a module with a
   computed name;
-- ``detects-grader``: looks for the grader (``NBGRADER``) or touches its
+- ``detects-grader``: looks for the grader (a string ``NBGRADER_...``, or
+  a locked name computed from one, such as ``GRADING``) or touches its
   recorder (``__posenc_grading__``);
 - ``reads-files``: opens, loads or lists files with an absolute path, a
   path through ``..``, or a path computed at run time (and, from the
