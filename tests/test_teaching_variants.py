@@ -151,6 +151,8 @@ def test_one_pass_longest_text_wins_and_no_resubstitution():
                          "count": 1}]}, r"substitutions\[0\]\.template"),
     ({"substitutions": [{"text": "base=10000.0", "template": "base={base}",
                          "count": 0}]}, r"substitutions\[0\]\.count"),
+    ({"parameters": {"base": {"choices": ["a", "b"], "comment": 3}}},
+     "parameters.base.comment"),
 ])
 def test_bad_spec_names_the_key(change, key):
     spec = small_spec(**change)

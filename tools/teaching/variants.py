@@ -138,6 +138,8 @@ def validate_spec(spec, where="spec"):
             if key not in _PARAM_KEYS:
                 _fail(f"{at}.{key}", f"unknown key; allowed: "
                       f"{sorted(_PARAM_KEYS)}")
+        if not isinstance(param.get("comment", ""), str):
+            _fail(f"{at}.comment", "must be a string")
         if "choices" not in param:
             _fail(f"{at}.choices", "missing")
         choices = param["choices"]
@@ -169,6 +171,8 @@ def validate_spec(spec, where="spec"):
             if key not in _SUB_KEYS:
                 _fail(f"{at}.{key}", f"unknown key; allowed: "
                       f"{sorted(_SUB_KEYS)}")
+        if not isinstance(sub.get("comment", ""), str):
+            _fail(f"{at}.comment", "must be a string")
         for key in ("text", "template"):
             if not (isinstance(sub.get(key), str) and sub.get(key)):
                 _fail(f"{at}.{key}", "must be a non-empty string")
