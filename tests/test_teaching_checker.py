@@ -88,6 +88,11 @@ def phase1(nb, names, records, answers=None):
     return failed
 
 
+def calls(data):
+    """The call records in the data of a records file."""
+    return [record for record in data["records"] if record["kind"] == "call"]
+
+
 def replay(nb, names, records, tmp_path, **kwargs):
     return checker.replay(nb, records, names, workdir=tmp_path / "replay",
                           **kwargs)
@@ -262,7 +267,7 @@ def test_forged_records_with_wrong_values_fail(tmp_path):
     phase1(nb, ["double"], records)
     path = records / "q1_tests.json"
     data = json.loads(path.read_text())
-    data["records"][1]["result"] = checker.encode(4.0)  # double(2.5) = 4?
+    calls(data)[1]["result"] = checker.encode(4.0)  # double(2.5) = 4?
     path.write_text(json.dumps(data))
     verdict = replay(nb, ["double"], records, tmp_path)
     assert verdict["q1_tests"] == {"passed": False,
@@ -275,7 +280,7 @@ def test_an_argument_digest_mismatch_fails_clearly(tmp_path):
     phase1(nb, ["double"], records)
     path = records / "q1_tests.json"
     data = json.loads(path.read_text())
-    data["records"][1]["digest"] = checker.digest("double", (7,), {})
+    calls(data)[1]["digest"] = checker.digest("double", (7,), {})
     path.write_text(json.dumps(data))
     message = replay(nb, ["double"], records, tmp_path)["q1_tests"]["message"]
     assert message.startswith("call 2 of double here has other arguments")
@@ -287,10 +292,14 @@ def test_a_missing_record_or_an_extra_call_fails(tmp_path):
     phase1(nb, ["double"], records)
     path = records / "q1_tests.json"
     data = json.loads(path.read_text())
-    del data["records"][1]
+    data["records"].remove(calls(data)[1])
     path.write_text(json.dumps(data))
     message = replay(nb, ["double"], records, tmp_path)["q1_tests"]["message"]
     assert "double is called here once more (call 2)" in message
+    data["records"] = [r for r in data["records"] if r["kind"] != "call"]
+    path.write_text(json.dumps(data))  # defined, but never called there
+    message = replay(nb, ["double"], records, tmp_path)["q1_tests"]["message"]
+    assert "double is called here once more (call 1)" in message
     path.unlink()
     message = replay(nb, ["double"], records, tmp_path)["q1_tests"]["message"]
     assert "has no record" in message
@@ -304,7 +313,7 @@ def test_a_recorded_exception_is_raised_again(tmp_path):
     records = tmp_path / "rec"
     answer = {"q1": "def double(x):\n    raise ZeroDivisionError('no luck')\n"}
     assert phase1(nb, ["double"], records, answer) == ["q1_tests"]
-    record = json.loads((records / "q1_tests.json").read_text())["records"][0]
+    record = calls(json.loads((records / "q1_tests.json").read_text()))[0]
     assert record["exception"]["__exception__"] == "ZeroDivisionError"
     message = replay(nb, ["double"], records, tmp_path)["q1_tests"]["message"]
     assert message == "ZeroDivisionError: no luck"
@@ -333,6 +342,7 @@ def test_only_top_level_calls_are_recorded_and_names_are_restored(tmp_path):
     assert namespace["f"] is len
     saved = json.loads((tmp_path / "again" / "c.json").read_text())["records"]
     assert {"name": "g", "kind": "missing"} in saved
+    assert {"name": "f", "kind": "callable"} in saved
 
 
 def test_variables_are_replayed_by_value(tmp_path):
@@ -673,7 +683,7 @@ def test_replay_runs_no_solution_cell_and_survives_forged_data(tmp_path):
               {"__ndarray__": {"dtype": "<f8", "shape": [10**9], "data": ""}},
               {"__nonsense__": 1}]
     for value in forged:
-        data["records"][0]["result"] = value
+        calls(data)[0]["result"] = value
         path.write_text(json.dumps(data))
         verdict = replay(nb, ["double"], records, tmp_path)["q1_tests"]
         assert verdict["passed"] is False and verdict["message"], value

@@ -325,6 +325,7 @@ class Recorder:
             if callable(value):
                 self._originals[name] = value
                 namespace[name] = self._wrap(name, value)
+                self._records.append({"name": name, "kind": "callable"})
             else:
                 self._records.append({"name": name, "kind": "value",
                                       "value": self._encode(value)})
@@ -583,8 +584,9 @@ class _Stubs:
             if index >= len(calls):
                 raise AssertionError(
                     f"{name} is called here once more (call {index + 1}) than "
-                    "it was when your notebook was graded: the grader has no "
-                    "recorded result to check")
+                    "it was when your notebook ran in the grader: there is no "
+                    "recorded result to check (did this test stop early "
+                    "there?)")
             record = calls[index]
             if record.get("index", index) != index:
                 raise AssertionError(f"the records of {name} are out of order")
@@ -616,9 +618,10 @@ class _Stubs:
                 continue
             if record.get("kind") == "value":
                 namespace[name] = decode(record["value"], what=f"{name} is")
-        for name in self.calls:
-            if name in names:
-                namespace[name] = self.stub(name)
+        callables = {record.get("name") for record in records
+                     if record.get("kind") == "callable"} | set(self.calls)
+        for name in callables & set(names):
+            namespace[name] = self.stub(name)
 
 
 def _failure(exc):
