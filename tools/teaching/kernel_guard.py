@@ -48,13 +48,15 @@ POSENC_GUARD_LOG       the guard log, appended to, one JSON object a line:
                        {"event", "path", "action": "refused" | "outside"}
                        (default: no log)
 POSENC_GUARD_ALLOW     further folders or files, os.pathsep-separated, that
-                       are neither refused nor logged (e.g. a Jupyter runtime
-                       folder under the course root)
+                       the kernel may read without a log line even under the
+                       course root (writing there is still refused). The
+                       connection file given with -f needs no entry.
 
-Allowed without a log line: the grading folder, the records folder, the
-Python prefixes and site-packages, /dev, /proc, /sys, /usr, /etc, the
-temporary folder, font and matplotlib caches, IPYTHONDIR (or ~/.ipython), the Jupyter
-configuration and data folders, the connection file.
+Read without a log line: the grading folder, the records folder, the Python
+prefixes and site-packages, /dev, /proc, /sys, /usr, /etc, the temporary
+folder, font and matplotlib caches, the kernel's IPython folder (and
+~/.ipython), the Jupyter configuration and data folders, the connection
+file.
 
 Limits: the hook sees Python's own file operations (``open``, ``os``,
 ``shutil``, ``pathlib``, ``numpy.load``, ``sqlite3``...), not C code that
