@@ -454,6 +454,10 @@ attempt("write_course", lambda: open(PATHS["course"] + ".new", "w"))
 attempt("remove_course", lambda: os.remove(PATHS["course"]))
 attempt("mkdir_home", lambda: os.mkdir(PATHS["home_dir"]))
 attempt("write_here", lambda: open("mine.txt", "w").write("mine"))
+attempt("write_outside", lambda: open(PATHS["outside"] + ".new", "w"))
+import tempfile
+with tempfile.NamedTemporaryFile("w") as scratch:
+    found["tempfile"] = scratch.name
 attempt("ipython_dir", lambda: open(
     os.path.join(os.environ["IPYTHONDIR"], "note.txt"), "w").write("x"))
 found["ipython_private"] = os.environ["IPYTHONDIR"] != PATHS["shared_ipython"]
@@ -513,7 +517,7 @@ class Guarded:
             "env": {"POSENC_COURSE_ROOT": str(self.course),
                     "POSENC_RECORDS": str(records),
                     "POSENC_GUARD_LOG": str(log),
-                    "TMPDIR": str(root / "ktmp"),
+                    "POSENC_KERNEL_TMP": str(root / "ktmp"),
                     "IPYTHONDIR": str(root / "ipython"),
                     "MPLBACKEND": "Agg"}}))
         manager = KernelManager(kernel_name="guarded",
@@ -600,6 +604,8 @@ def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
     assert found["posenc_plots"] == "not found"  # no editable install left
     assert found["outside"] == found["write_here"] == "done"
     assert found["ipython_dir"] == "done" and found["ipython_private"] is True
+    # the kernel's own temporary folder, in POSENC_KERNEL_TMP
+    assert Path(found.pop("tempfile")).parent.parent == guarded.root / "ktmp"
     assert (run["folder"] / "mine.txt").read_text() == "mine"
     for key in ("outside", "posenc_core", "path0", "posenc_plots",
                 "write_here", "ipython_dir", "ipython_private"):
@@ -607,6 +613,7 @@ def test_assignment3_passes_and_the_guard_holds(guarded, tmp_path):
     assert found == dict.fromkeys(
         ["repo_file", "repo_dir", "course", "link", "relative", "log",
          "subprocess", "gc", "truncate_log", "write_venv", "write_course",
+         "write_outside",
          "remove_course", "mkdir_home", "patched_realpath"], "refused")
     assert guarded.instructor.is_file()
     refused = {(e["event"], e["path"]) for e in run["log"]

@@ -21,17 +21,19 @@ student code runs, it
      a change of its flags);
    - to write (open for writing, create, remove, rename, copy to...)
      anywhere but the grading folder, the records folder, the kernel's own
-     IPython folder, the temporary folder, /dev and the font and matplotlib
-     caches: so not into the Python environment (a ``.pth`` file or a
-     module there would run in later processes), nor into Jupyter's
-     configuration or the home folder;
+     temporary folder, /dev and the font and matplotlib caches: so not
+     into the Python environment (a ``.pth`` file or a module there would
+     run in later processes), nor into Jupyter's configuration or the home
+     folder;
    - to start programs (``subprocess``, ``os.system``, ``os.exec*``,
      ``posix_spawn``) and to walk the garbage collector's objects (which
      would reach the hook);
    every refusal, and every file opened outside the allowed places, is a
    JSON line in the guard log;
-   IPython gets a fresh folder of its own (IPYTHONDIR, removed at exit),
-   so that nothing a kernel writes there reaches the next kernel;
+   the kernel gets a fresh temporary folder of its own (TMPDIR, in
+   POSENC_KERNEL_TMP) with IPython's folder (IPYTHONDIR) in it, so that nothing a
+   kernel writes there reaches the next kernel, and the system's temporary
+   folder, where the teacher's files may be, stays out of its reach;
 4. installs ``builtins.__posenc_grading__``, the recorder of
    ``checker.py`` (loaded from this script's folder), writing to the
    records folder;
@@ -47,16 +49,19 @@ POSENC_RECORDS         where the recorder writes <grade_id>.json (default: no
 POSENC_GUARD_LOG       the guard log, appended to, one JSON object a line:
                        {"event", "path", "action": "refused" | "outside"}
                        (default: no log)
+POSENC_KERNEL_TMP      where the kernel's own temporary folder is made (the
+                       caller removes it: a kernel that Jupyter shuts down
+                       is killed, its atexit does not run; default: the
+                       system's temporary folder)
 POSENC_GUARD_ALLOW     further folders or files, os.pathsep-separated, that
                        the kernel may read without a log line even under the
                        course root (writing there is still refused). The
                        connection file given with -f needs no entry.
 
 Read without a log line: the grading folder, the records folder, the Python
-prefixes and site-packages, /dev, /proc, /sys, /usr, /etc, the temporary
-folder, font and matplotlib caches, the kernel's IPython folder (and
-~/.ipython), the Jupyter configuration and data folders, the connection
-file.
+prefixes and site-packages, /dev, /proc, /sys, /usr, /etc, the kernel's own
+temporary folder, font and matplotlib caches, ~/.ipython, the Jupyter
+configuration and data folders, the connection file.
 
 Limits: the hook sees Python's own file operations (``open``, ``os``,
 ``shutil``, ``pathlib``, ``numpy.load``, ``sqlite3``...), not C code that
@@ -78,7 +83,8 @@ import sys
 import tempfile
 
 SETTINGS = ("POSENC_GRADING_FOLDER", "POSENC_REPO", "POSENC_COURSE_ROOT",
-            "POSENC_RECORDS", "POSENC_GUARD_LOG", "POSENC_GUARD_ALLOW")
+            "POSENC_RECORDS", "POSENC_GUARD_LOG", "POSENC_GUARD_ALLOW",
+            "POSENC_KERNEL_TMP")
 # event -> (indices of the paths it reads, indices of the paths it writes)
 PATH_EVENTS = {
     "open": ((0,), ()),  # a write when its mode or flags say so
@@ -132,6 +138,8 @@ def _settings(environ):
         "log": values["POSENC_GUARD_LOG"] or None,
         "allow": [os.path.realpath(p) for p in
                   values["POSENC_GUARD_ALLOW"].split(os.pathsep) if p],
+        "tmp": (os.path.realpath(values["POSENC_KERNEL_TMP"])
+                if values["POSENC_KERNEL_TMP"] else None),
         "here": here,
     }
 
@@ -245,7 +253,7 @@ def _connection_file(argv):
     return None
 
 
-def _writable_places(settings, ipython_dir):
+def _writable_places(settings, private):
     home = os.path.expanduser("~")
     places = [settings["folder"], tempfile.gettempdir(), "/dev",
               "/var/cache/fontconfig", os.path.join(home, ".cache", "fontconfig"),
@@ -254,15 +262,15 @@ def _writable_places(settings, ipython_dir):
         places.append(os.environ["MPLCONFIGDIR"])
     if settings["records"]:
         places.append(settings["records"])
-    if ipython_dir:
-        places.append(ipython_dir)
+    if private:
+        places.append(private)
     return places
 
 
-def install_guard(settings, argv=(), ipython_dir=None):
+def install_guard(settings, argv=(), private=None):
     """Install the audit hook described in the module docstring.
 
-    ``ipython_dir``: the kernel's own IPython folder (writable).
+    ``private``: the kernel's own temporary folder (IPython's folder in it).
     """
     resolve = _make_resolver()
     real = os.path.realpath
@@ -281,15 +289,15 @@ def install_guard(settings, argv=(), ipython_dir=None):
         exempt.append(connection)
     if settings["records"]:
         exempt.append(settings["records"])
-    if ipython_dir:
-        exempt.append(ipython_dir)
+    if private:
+        exempt.append(private)
     exempt = tuple(real(p) for p in exempt) + prefixes
     closed = tuple(p for p in (settings["repo"], settings["course"]) if p)
     log_path = real(settings["log"]) if settings["log"] else None
     allowed = tuple(real(p) for p in _allowed_places(settings)) + exempt
-    writable = tuple(real(p) for p in _writable_places(settings, ipython_dir))
+    writable = tuple(real(p) for p in _writable_places(settings, private))
     writable_closed = tuple(real(p) for p in (settings["folder"],
-                                              settings["records"], ipython_dir)
+                                              settings["records"], private)
                             if p)
     log_file = (open(settings["log"], "a", buffering=1, encoding="utf-8")  # noqa: SIM115
                 if settings["log"] else None)
@@ -406,10 +414,18 @@ def main():
     # IPython's folder (history, startup files, configuration, which is
     # code) is the kernel's own: nothing it writes there reaches the next
     # submission's kernel.
-    ipython_dir = tempfile.mkdtemp(prefix="posenc-ipython-")
-    os.environ["IPYTHONDIR"] = ipython_dir
-    atexit.register(shutil.rmtree, ipython_dir, True)
-    install_guard(settings, sys.argv[1:], ipython_dir)
+    # The temporary folder too: the system's (/tmp) may hold the teacher's
+    # files or other kernels' folders, which the kernel may not change.
+    if settings["tmp"]:
+        os.makedirs(settings["tmp"], exist_ok=True)
+    private = tempfile.mkdtemp(prefix="posenc-kernel-", dir=settings["tmp"])
+    os.environ["TMPDIR"] = tempfile.tempdir = private
+    os.environ["IPYTHONDIR"] = os.path.join(private, "ipython")
+    os.mkdir(os.environ["IPYTHONDIR"])
+    # A kernel that Jupyter shuts down is killed: atexit is a best effort,
+    # POSENC_KERNEL_TMP is the caller's to remove.
+    atexit.register(shutil.rmtree, private, True)
+    install_guard(settings, sys.argv[1:], private)
     del settings
     kernelapp.launch_new_instance()
 
