@@ -10,11 +10,20 @@ Runs ``tools/assignments.py`` as a teacher would, offline. The class:
   kernel;
 - ``tampered`` edits, deletes and re-weights test cells and forges a bonus
   cell; ``cheater`` replaces every test by ``pass``;
-- ``badjson``, ``notebook-list`` and ``bad id!`` hand in broken files or
-  use a folder name that cannot be an id.
+- ``warns`` hands in a correct answer that prints numpy's divide-by-zero
+  RuntimeWarning (keeps its points; the feedback quotes the warning);
+- ``badjson`` and ``notebook-list`` hand in broken files; ``bad id!`` and
+  ``Frank Smith`` use folder names that are not ids (matched, with a note),
+  and a notebook directly in the submissions folder belongs to nobody
+  (listed "unmatched");
+- the teacher's marks (``--marks``) mark the written answer of assignment
+  1 for ``teacher``; every other written answer is "not yet marked".
 
 Only assignment 1 gets the failure cases, to keep the test fast; every
-assignment gets its instructor and its untouched student version. The
+assignment gets its instructor version (full automatic marks, flagged for
+its solution markers) and its untouched student version (zero, flagged as
+handed back unchanged). The attacks on the grader are in
+``tests/test_assignment_attacks.py``. The
 expected scores are read from the points in the instructor versions, and
 the secrets (solutions, hidden tests) are extracted here independently of
 the tool.
@@ -89,7 +98,7 @@ def secrets(name):
     """Solution lines, hidden-test lines and markers of an instructor version.
 
     Only lines long enough to be distinctive, and not also present outside
-    the secret regions.
+    the secret regions (whole or within a line).
     """
     solution, hidden, public = set(), set(), set()
     for c in instructor(name)["cells"]:
@@ -110,8 +119,9 @@ def secrets(name):
                 region.add(line.strip())
             else:
                 public.add(line.strip())
+    public_text = "\n".join(public)  # a line inside a public line is public
     keep = {line for line in solution | hidden
-            if len(line) >= 16 and line not in public}
+            if len(line) >= 16 and line not in public_text}
     return solution & keep, (hidden - solution) & keep
 
 
@@ -190,8 +200,10 @@ def graded(released, tmp_path_factory):
         write(subs, "blank", name, load(released / f"{name}.ipynb"))
 
     partial = load(released / f"{SECOND}.ipynb")
-    cell(partial, "q1_concat_encoding")["source"] = source_of(
-        cell(instructor(SECOND), "q1_concat_encoding"))
+    cell(partial, "q1_concat_encoding")["source"] = "\n".join(
+        line for line in source_of(cell(instructor(SECOND),
+                                        "q1_concat_encoding")).splitlines()
+        if not MARKER_LINE.match(line))
     write(subs, "partial", SECOND, partial)
 
     write(subs, "crash", FIRST, prepend(
@@ -217,65 +229,123 @@ def graded(released, tmp_path_factory):
             c["source"] = "pass"
     write(subs, "cheater", FIRST, cheater)
 
+    warns = instructor(FIRST)
+    answer = cell(warns, "q1_attention_weights")
+    answer["source"] = source_of(answer) + (
+        "\n\n_exact_weights = attention_weights\n\n\n"
+        "def attention_weights(*args, **kwargs):\n"
+        "    np.log(np.zeros(1))  # numpy warns: divide by zero\n"
+        "    return _exact_weights(*args, **kwargs)\n")
+    write(subs, "warns", FIRST, warns)
+
     write(subs, "badjson", FIRST, '{"cells": [ not json')
     write(subs, "notebook-list", FIRST, "[1, 2, 3]")
     write(subs, "bad id!", FIRST, instructor(FIRST))
+    frank = subs / "Frank Smith" / "hw1" / "Assignment 1 (1).ipynb"
+    frank.parent.mkdir(parents=True)
+    frank.write_text(json.dumps(load(released / f"{FIRST}.ipynb")),
+                     encoding="utf-8")
+    (subs / "stray.ipynb").write_text(json.dumps(instructor(FIRST)),
+                                      encoding="utf-8")
+
+    written = next(nbgrader(c)["grade_id"] for c in instructor(FIRST)["cells"]
+                   if nbgrader(c).get("grade") and nbgrader(c).get("solution"))
+    marks = tmp_path_factory.mktemp("marks") / "marks.csv"
+    marks.write_text("student_id,assignment,question,points,comment\n"
+                     f"teacher,{FIRST},{written},1.5,Say why token 0 is "
+                     "unchanged.\n", encoding="utf-8")
 
     out = tmp_path_factory.mktemp("grades")
     stdout = run_tool("grade", subs, "--out", out / "grades.csv",
-                      "--timeout", TIMEOUT, "--jobs", 2)
+                      "--timeout", TIMEOUT, "--jobs", 2, "--marks", marks)
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
+    unmatched = [r for r in table if r["status"] == "unmatched"]
+    table = [r for r in table if r["status"] != "unmatched"]
     rows = {(r["student_id"], r["assignment"]): r for r in table}
     assert len(rows) == len(table)
+    rows["unmatched"] = unmatched
     return rows, out, stdout
 
 
 def score(row):
-    return float(row["score"]), float(row["max_score"])
+    """(automatic score, maximum of everything)."""
+    return float(row["auto_score"]), float(row["max_score"])
+
+
+def graded_rows(rows):
+    return {key: row for key, row in rows.items() if key != "unmatched"}
 
 
 def test_csv_has_a_row_per_student_and_assignment(graded):
     rows, _, stdout = graded
     students = {"teacher", "blank", "partial", "crash", "loop", "dies",
-                "tampered", "cheater", "badjson", "notebook-list", "bad id!"}
-    assert set(rows) == {(s, n) for s in students for n in NAMES}
-    first = next(iter(rows.values()))
-    for column in ("student_id", "assignment", "score", "max_score",
-                   "manual_points", "status", "reason", "feedback"):
-        assert column in first
+                "tampered", "cheater", "warns", "badjson", "notebook-list",
+                "bad_id", "frank_smith"}
+    assert set(graded_rows(rows)) == {(s, n) for s in students for n in NAMES}
+    first = next(iter(graded_rows(rows).values()))
+    assert list(first) == [
+        "student_id", "assignment", "auto_score", "auto_max", "written_score",
+        "written_max", "total", "max_score", "status", "reason", "flags",
+        "feedback"]
     # progress: one line per row, "[k/N] student assignment ..."
     progress = re.findall(r"^\[\s*\d+/(\d+)\] ", stdout, flags=re.M)
-    assert len(progress) == len(rows)
-    assert set(progress) == {str(len(rows))}
+    assert len(progress) == len(rows) - 1 + len(rows["unmatched"])
+    assert set(progress) == {str(len(progress))}
 
 
-def test_instructor_versions_get_full_marks(graded):
+def test_instructor_versions_get_full_marks_and_are_flagged(graded):
     rows, _, _ = graded
     for name in NAMES:
         auto, manual = points(name)
         row = rows["teacher", name]
-        assert row["status"] == "graded", row
+        assert row["status"] == "flagged", row
+        assert "solution-markers" in row["flags"], row
         assert score(row) == (auto, auto + manual), row
-        assert float(row["manual_points"]) == manual, row
+        assert (float(row["auto_max"]), float(row["written_max"])) == (
+            auto, manual), row
         assert "restored" not in row["reason"], row
+        if name != FIRST:
+            assert row["written_score"] == row["total"] == "", row
+            assert "not yet marked" in row["reason"], row
 
 
-def test_untouched_student_versions_get_zero(graded):
+def test_written_marks_are_folded_in(graded):
+    rows, out, _ = graded
+    auto, manual = points(FIRST)
+    row = rows["teacher", FIRST]
+    assert float(row["written_score"]) == 1.5, row
+    assert float(row["total"]) == auto + 1.5, row
+    assert "not yet marked" not in row["reason"], row
+    page = visible_text((out / row["feedback"]).read_text(encoding="utf-8"))
+    assert "Say why token 0 is unchanged." in page
+    assert f"1.5 / {manual:g}" in page
+    # unmarked: "not yet marked", never 0, in the CSV and on the page
+    row = rows["partial", SECOND]
+    assert row["written_score"] == "" and row["total"] == ""
+    assert "not yet marked" in row["reason"]
+    page = visible_text((out / row["feedback"]).read_text(encoding="utf-8"))
+    assert "not yet marked" in page
+
+
+def test_untouched_student_versions_get_zero_and_are_flagged(graded):
     rows, _, _ = graded
     for name in NAMES:
         auto, manual = points(name)
         row = rows["blank", name]
-        assert row["status"] == "graded", row
+        assert row["status"] == "flagged", row
+        assert row["flags"].startswith("unchanged:"), row
         assert score(row) == (0, auto + manual), row
-        assert float(row["manual_points"]) == 0, row
+        assert row["written_score"] == "", row
 
 
 def test_partly_right_gets_partial_marks(graded):
     rows, _, _ = graded
     auto, manual = points(SECOND, "q1_concat_encoding_tests")
     assert 0 < auto < points(SECOND)[0]
-    assert score(rows["partial", SECOND])[0] == auto
+    row = rows["partial", SECOND]
+    assert row["status"] == "graded", row
+    assert score(row)[0] == auto
 
 
 def test_missing_submissions_get_zero_with_a_reason(graded):
@@ -291,7 +361,7 @@ def test_a_crashing_cell_loses_only_its_question(graded):
     rows, _, _ = graded
     row = rows["crash", FIRST]
     lost = points(FIRST, "q2_unscramble_tests")[0]
-    assert row["status"] == "graded", row
+    assert row["status"] == "flagged", row  # the instructor's markers
     assert score(row)[0] == points(FIRST)[0] - lost
 
 
@@ -299,7 +369,7 @@ def test_an_infinite_loop_is_cut_by_the_time_limit(graded):
     rows, _, _ = graded
     row = rows["loop", FIRST]
     lost = points(FIRST, "q2_unscramble_tests")[0]
-    assert row["status"] == "graded", row
+    assert row["status"] == "flagged", row
     assert score(row)[0] == points(FIRST)[0] - lost
     assert f"time limit of {TIMEOUT} s" in row["reason"]
     assert "q2_unscramble" in row["reason"]
@@ -316,7 +386,7 @@ def test_a_dead_kernel_gets_zero_with_a_reason(graded):
 def test_tampered_test_cells_are_restored(graded):
     rows, out, _ = graded
     row = rows["tampered", FIRST]
-    assert row["status"] == "graded", row
+    assert row["status"] == "flagged", row
     auto, manual = points(FIRST)
     assert score(row) == (auto, auto + manual)  # no bonus, no 100 points
     assert "deleted cells put back: q3_sentence_vector_tests" in row["reason"]
@@ -326,9 +396,32 @@ def test_tampered_test_cells_are_restored(graded):
     assert "deleted cells put back" in visible_text(page)
 
     row = rows["cheater", FIRST]
-    assert row["status"] == "graded", row
+    assert row["status"] in ("graded", "flagged"), row
     assert score(row)[0] == 0
     assert "restored to the original" in row["reason"]
+
+
+def test_a_warning_costs_no_points_and_is_quoted(graded):
+    rows, out, _ = graded
+    row = rows["warns", FIRST]
+    assert score(row)[0] == points(FIRST)[0], row
+    assert "RuntimeWarning: divide by zero" in row["reason"], row
+    assert "q1_attention_weights_tests" in row["reason"], row
+    page = visible_text((out / row["feedback"]).read_text(encoding="utf-8"))
+    assert "RuntimeWarning: divide by zero" in page
+
+
+def test_messy_folders_are_matched_or_listed(graded):
+    rows, _, _ = graded
+    row = rows["bad_id", FIRST]
+    assert score(row)[0] == points(FIRST)[0], row
+    assert "'bad id!' -> id bad_id" in row["reason"], row
+    row = rows["frank_smith", FIRST]
+    assert row["status"] == "flagged" and row["flags"].startswith("unchanged")
+    assert "'Frank Smith' -> id frank_smith" in row["reason"], row
+    assert "Assignment 1 (1).ipynb" in row["reason"], row
+    (stray,) = rows["unmatched"]
+    assert stray["student_id"] == "" and "stray.ipynb" in stray["reason"]
 
 
 def test_broken_files_are_reported_invalid(graded):
@@ -338,37 +431,64 @@ def test_broken_files_are_reported_invalid(graded):
     assert (out / row["feedback"]).is_file()
     row = rows["notebook-list", FIRST]
     assert row["status"] == "invalid" and "not a Jupyter notebook" in row["reason"]
-    row = rows["bad id!", FIRST]
-    assert row["status"] == "invalid" and "student id" in row["reason"]
-    for (student, _name), row in rows.items():
-        if student in ("badjson", "notebook-list", "bad id!"):
-            assert float(row["score"]) == 0
+    for (student, _name), row in graded_rows(rows).items():
+        if student in ("badjson", "notebook-list"):
+            assert float(row["auto_score"]) == 0
 
 
 def test_feedback_never_shows_hidden_tests(graded):
     rows, out, _ = graded
     hidden = {name: secrets(name)[1] for name in NAMES}
     checked = 0
-    for (student, name), row in rows.items():
-        if student == "bad id!":
-            assert row["feedback"] == ""
-            continue
+    for (_student, name), row in graded_rows(rows).items():
         page = out / row["feedback"]
         assert page.is_file(), row
         text = visible_text(page.read_text(encoding="utf-8"))
         assert f"{name}" in text
         for secret in ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", *hidden[name]):
             assert secret not in text, f"{page}: {secret!r}"
-        checked += row["status"] == "graded"
+        assert "__posenc_grading__" not in text, page
+        checked += row["status"] in ("graded", "flagged")
         assert "withheld" not in row["reason"], row
         assert "could not be generated" not in row["reason"], row
         assert "internal grading error" not in row["reason"], row
     assert checked >= 2 * len(NAMES)
-    # the feedback of a graded submission shows the test code and messages
+    # the feedback of a graded submission shows the test code, messages and
+    # each test's verdict
     blank = visible_text((out / rows["blank", FIRST]["feedback"]).read_text(
         encoding="utf-8"))
     assert "Tests for attention_weights" in blank
     assert "NotImplementedError" in blank
+    assert "q1_attention_weights_tests: failed" in blank
+
+
+def test_a_class_variant_fails_copied_public_answers(tmp_path):
+    """release/grade --variant: the public solutions fail the variant."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from teaching.variants import load_spec, make_variant
+
+    seed = 20261201
+    run_tool("release", tmp_path / "handout", "--assignment", FIRST,
+             "--variant", seed)
+    handout = (tmp_path / "handout" / f"{FIRST}.ipynb").read_text(
+        encoding="utf-8")
+    public = instructor(FIRST)
+    variant = make_variant(public, load_spec(
+        REPO / "assignments" / "grading" / f"{FIRST}.json"), seed)
+    assert variant != public
+    for secret in (*MARKERS, *secrets(FIRST)[1]):
+        assert secret not in handout, secret
+    assert str(seed) not in handout
+    subs = tmp_path / "submissions"
+    write(subs, "copier", FIRST, public)
+    write(subs, "classmate", FIRST, variant)
+    run_tool("grade", subs, "--out", tmp_path / "grades.csv", "--jobs", 2,
+             "--variant", seed)
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {r["student_id"]: r for r in csv.DictReader(handle)}
+    auto = points(FIRST)[0]
+    assert float(rows["classmate"]["auto_score"]) == auto, rows["classmate"]
+    assert float(rows["copier"]["auto_score"]) < auto, rows["copier"]
 
 
 def test_a_hanging_grader_is_killed_and_the_rest_graded(tmp_path):
@@ -390,10 +510,10 @@ def test_a_hanging_grader_is_killed_and_the_rest_graded(tmp_path):
         rows = {r["student_id"]: r for r in csv.DictReader(handle)}
     assert rows["hang"]["status"] == "failed"
     assert "longer than 8 s" in rows["hang"]["reason"]
-    assert float(rows["hang"]["score"]) == 0
+    assert float(rows["hang"]["auto_score"]) == 0
     assert (tmp_path / rows["hang"]["feedback"]).is_file()
-    assert rows["later"]["status"] == "graded"
-    assert float(rows["later"]["score"]) == points(FIRST)[0]
+    assert rows["later"]["status"] == "flagged"  # the instructor's markers
+    assert float(rows["later"]["auto_score"]) == points(FIRST)[0]
 
 
 # ------------------------------------------- in an existing nbgrader course

@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from .grade import grade, worker
+from .grade import find_work, grade, worker
 from .release import release
 from .sources import REPO, SOURCE, check_book, discover, points, title
 
@@ -37,8 +37,12 @@ def main(argv=None):
                      help="only this assignment (repeatable)")
     rel.add_argument("--force", action="store_true",
                      help="overwrite notebooks already in OUT_DIR")
+    rel.add_argument("--variant", type=int, default=None, metavar="SEED",
+                     help="release the class-specific variant of this secret "
+                          "seed (other constants and hidden inputs; see "
+                          "assignments/grading/)")
     gra = sub.add_parser(
-        "grade", help="grade SUBMISSIONS_DIR/STUDENT/ASSIGNMENT.ipynb")
+        "grade", help="grade SUBMISSIONS_DIR/STUDENT/... notebooks")
     gra.add_argument("submissions", type=Path)
     gra.add_argument("--out", type=Path, required=True, help="CSV to write")
     gra.add_argument("--feedback", type=Path, default=None,
@@ -58,6 +62,13 @@ def main(argv=None):
                           "case it hangs despite the limit per cell (default: "
                           "the limit per cell times the number of cells, "
                           "plus a margin)")
+    gra.add_argument("--variant", type=int, default=None, metavar="SEED",
+                     help="grade against the class-specific variant of this "
+                          "seed (the one given to release --variant)")
+    gra.add_argument("--marks", type=Path, default=None, metavar="CSV",
+                     help="the teacher's marks for the written answers "
+                          "(columns student_id, assignment, question, "
+                          "points, comment)")
     gra.add_argument("--work-dir", type=Path, default=None,
                      help="keep nbgrader's course folders and logs here "
                           "instead of a temporary folder")
@@ -91,25 +102,32 @@ def main(argv=None):
                   f"{title(available[name])}")
         return 0
     if args.command == "release":
-        release(args.out_dir, names, args.source, force=args.force)
+        try:
+            release(args.out_dir, names, args.source, force=args.force,
+                    variant_seed=args.variant)
+        except ValueError as err:
+            raise SystemExit(f"error: {err}") from err
         return 0
     if not args.submissions.is_dir():
         raise SystemExit(f"error: {args.submissions} is not a folder")
     if args.timeout < 1 or args.jobs < 1:
         raise SystemExit("error: --timeout and --jobs must be at least 1")
     if not args.assignment:
-        handed_in = {p.stem for p in args.submissions.glob("*/*.ipynb")}
-        handed_in |= {p.stem for p in args.submissions.glob("*/*/*.ipynb")
-                      if p.parent.name == p.stem}
+        found, _, _ = find_work(args.submissions, names, available)
+        handed_in = {submission.assignment for submission in found}
         names = [n for n in names if n in handed_in]
         if not names:
             raise SystemExit(
                 f"error: no submissions found: expected files like "
                 f"{args.submissions}/STUDENT/{next(iter(available))}.ipynb")
     start = time.monotonic()
-    grade(args.submissions, args.out, names, feedback_dir=args.feedback,
-          timeout=args.timeout, jobs=args.jobs, work_dir=args.work_dir,
-          source=args.source, submission_limit=args.submission_time_limit)
+    try:
+        grade(args.submissions, args.out, names, feedback_dir=args.feedback,
+              timeout=args.timeout, jobs=args.jobs, work_dir=args.work_dir,
+              source=args.source, submission_limit=args.submission_time_limit,
+              variant_seed=args.variant, marks=args.marks)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from err
     print(f"Done in {time.monotonic() - start:.0f} s.")
     return 0
 

@@ -5,49 +5,11 @@ for this tool and for an existing nbgrader course
 (``assignments/nbgrader_config.py``).
 """
 
-import json
-import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
-from .sources import ANSI, REPO
-
-
-def environment(work):
-    """Environment for nbgrader and the kernels it starts.
-
-    nbgrader calls ``alembic`` on PATH; the kernel "python3" is this very
-    interpreter (which has numpy and posenc_core); user-level Jupyter and
-    IPython configuration is kept out so that grading is reproducible.
-    """
-    work = Path(work)
-    kernel = work / "jupyter_data" / "kernels" / "python3"
-    kernel.mkdir(parents=True, exist_ok=True)
-    (kernel / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f",
-                 "{connection_file}"],
-        "display_name": "Python 3",
-        "language": "python",
-    }))
-    for name in ("jupyter_config", "runtime", "ipython"):
-        (work / name).mkdir(exist_ok=True)
-    env = dict(os.environ)
-    env.update({
-        "PATH": os.pathsep.join([str(Path(sys.executable).parent),
-                                 env.get("PATH", "")]),
-        "JUPYTER_PATH": str(work / "jupyter_data"),
-        "JUPYTER_CONFIG_DIR": str(work / "jupyter_config"),
-        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "IPYTHONDIR": str(work / "ipython"),
-        "PYTHONPATH": os.pathsep.join(
-            [str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p]),
-        "MPLBACKEND": "Agg",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-    })
-    return env
+from .sources import ANSI
 
 
 class Course:
@@ -93,15 +55,28 @@ class Course:
             setattr(app, key, value)
         return capture_log(app)
 
-    def generate(self, name, notebook):
-        """nbgrader generate_assignment; returns the released notebook."""
+    def generate(self, name, notebook, lab=False):
+        """nbgrader generate_assignment; returns the released notebook.
+
+        ``notebook`` is the instructor notebook: a path, or a notebook node
+        (a variant, an instrumented version) written as ``NAME.ipynb``. The
+        assignment's folder in ``source/`` also gets the handout's copy of
+        ``posenc_core.py`` (and ``posenc_lab/`` when ``lab``): nbgrader
+        copies it beside each submission it grades.
+        """
+        import nbformat
         from nbgrader.converters import GenerateAssignment
+
+        from .isolation import copy_handout
 
         folder = self.root / "source" / name
         if folder.exists():
             shutil.rmtree(folder)
-        shutil.copytree(notebook.parent, folder,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        folder.mkdir(parents=True)
+        if isinstance(notebook, (str, Path)):
+            notebook = nbformat.read(str(notebook), 4)
+        nbformat.write(nbformat.from_dict(notebook), folder / f"{name}.ipynb")
+        copy_handout(folder, lab)
         result = self.run(GenerateAssignment, name, create_assignment=True)
         released = self.root / "release" / name / f"{name}.ipynb"
         if not result["success"] or not released.is_file():

@@ -1,6 +1,32 @@
-"""Grading: workers that autograde submissions in a temporary course."""
+"""Grading: a class's submissions, checked where the students' code cannot reach.
 
-import csv
+For each submission (one grading worker process handles one at a time):
+
+1. ``flags.analyse`` reads the submitted notebook (in the worker, before
+   any of its code runs) for what a teacher should look at.
+2. Phase 1: ``nbgrader autograde`` runs it, as in any nbgrader course, in a
+   temporary course generated from the INSTRUMENTED instructor notebook
+   (``checker.instrument``: each test cell records the calls of the
+   student's functions and the student's variables), in a kernel that
+   starts through ``kernel_guard.py`` (``isolation.py``), in a folder that
+   holds only the handout's files and the submission. Test cells that were
+   edited or deleted are restored first (``_repair``), as before.
+3. Phase 2: ``checker.replay`` runs the instructor notebook's locked cells
+   and test cells (hidden tests included) in a separate clean process, the
+   student's names bound to what phase 1 recorded. Its verdicts are the
+   points: the student's code never runs there, so it cannot change the
+   checks, their helpers, numpy or posenc_core.
+4. The verdicts go into nbgrader's gradebook, with the teacher's marks for
+   the written answers (``marks.py``), and ``report.py`` writes the CSV row
+   and the feedback page (each test cell's verdict, the warnings a cell
+   printed, "not yet marked" for written answers without a mark).
+
+Workers run in parallel (``--jobs``); a worker that hangs is killed and
+restarted, and its submission gets "failed". The students' code runs as
+the current user: this is not a sandbox (neither is nbgrader).
+"""
+
+import copy
 import json
 import os
 import queue
@@ -14,11 +40,103 @@ import threading
 import time
 from pathlib import Path
 
-from .course import Course, environment
-from .report import CSV_COLUMNS, feedback_page, fmt, note_html
-from .sources import REPO, SOURCE, STUDENT_ID, discover, hidden_leaks, html_text, points
+from . import checker, flags, matching, report
+from .course import Course
+from .isolation import KernelPlace, base_environment
+from .marks import read_marks, unused_marks
+from .sources import (
+    GRADING,
+    REPO,
+    SOURCE,
+    answer_names,
+    cell_source,
+    discover,
+    hidden_leaks,
+    html_text,
+    instructor_notebook,
+    nbgrader_meta,
+    uses_lab,
+)
 
 TOOL = REPO / "tools" / "assignments.py"
+
+
+class Assignment:
+    """What grading one assignment needs; the same in every process.
+
+    ``instructor`` is the instructor notebook (a dict), or its class
+    variant; ``tests`` and ``written`` map the grade ids of the test cells
+    and of the written answers to their points.
+    """
+
+    def __init__(self, name, path, variant_seed=None):
+        self.name, self.path = name, Path(path)
+        import nbformat
+
+        self.instructor = nbformat.reads(json.dumps(instructor_notebook(
+            name, path, variant_seed)), as_version=4)
+        self.lab = uses_lab(self.instructor)
+        self.tests, self.written = {}, {}
+        self.code_cells = 0
+        for cell in self.instructor["cells"]:
+            meta = nbgrader_meta(cell)
+            self.code_cells += cell.get("cell_type") == "code"
+            if meta.get("grade"):
+                target = self.written if meta.get("solution") else self.tests
+                target[meta["grade_id"]] = float(meta.get("points", 0))
+        self.auto_max = sum(self.tests.values())
+        self.written_max = sum(self.written.values())
+        self.student_names = student_names(self.instructor)
+        spec = GRADING / f"{name}.json"
+        self.forbidden = []
+        if spec.is_file():
+            from .variants import load_spec
+
+            self.forbidden = list(load_spec(spec).get("forbidden", []))
+
+    def handout_files(self, folder):
+        """The handout's files in ``folder`` (a course's source/NAME)."""
+        folder = Path(folder)
+        return [folder / "posenc_core.py"] + (
+            [folder / "posenc_lab"] if self.lab else [])
+
+
+def student_names(nb):
+    """The names phase 1 records and phase 2 binds to the records.
+
+    The names bound by the answer cells (``sources.answer_names``), and the
+    setup helper ``observed`` when a locked cell defines it.
+    """
+    names = set(answer_names(nb))
+    for cell in nb["cells"]:
+        if (cell.get("cell_type") == "code" and nbgrader_meta(cell).get("locked")
+                and re.search(rf"^def {checker.OBSERVED}\(", cell_source(cell),
+                              flags=re.M)):
+            names.add(checker.OBSERVED)
+    return sorted(names)
+
+
+def _flag_text(flag):
+    return f"{flag.code}: {flag}"
+
+
+def _flags(nb, task, released):
+    """What ``flags.analyse`` finds in the submission ``nb`` (texts)."""
+    found = flags.analyse(nb, released, task.instructor,
+                          forbidden=task.forbidden)
+    return [_flag_text(flag) for flag in found]
+
+
+def _files_flags(place, folder, limit=5):
+    """Flags from the guard's log: files opened outside the grading folder."""
+    if not Path(folder).is_dir():
+        return []
+    found = [_flag_text(flag)
+             for flag in flags.flags_from_guard_log(place.log, folder)]
+    if len(found) > limit:
+        found = found[:limit] + [f"reads-files: and {len(found) - limit} "
+                                 "more in the guard's log"]
+    return found
 
 
 def _repair(nb, released, instructor):
@@ -30,7 +148,6 @@ def _repair(nb, released, instructor):
     they count for nothing. Deleted locked or graded cells are inserted
     again after the cell that preceded them in the released version.
     """
-    import copy
 
     reference = [c for c in released.cells
                  if c.metadata.get("nbgrader", {}).get("grade_id")]
@@ -140,30 +257,119 @@ def _failure_reason(result, timeout):
     return f"nbgrader could not grade this notebook ({detail})"
 
 
-def _grade_one(course, job, released, instructor, timeout):
-    """Autograde one submission in ``course``; returns the CSV row (dict)."""
+
+
+
+def _warnings(graded, task):
+    """{grade_id: first warning line} of test cells whose code wrote stderr."""
+    found = {}
+    for cell in graded.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid not in task.tests:
+            continue
+        text = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                       if o.get("output_type") == "stream"
+                       and o.get("name") == "stderr")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if lines:
+            warning = next((line for line in lines if "Warning" in line),
+                           lines[0])
+            # "/path/to/file.py:12: RuntimeWarning: ..." -> "RuntimeWarning: ..."
+            warning = re.sub(r"^.*?:\d+: (?=\w*Warning)", "", warning)
+            found[gid] = warning[:300]
+    return found
+
+
+def _store_grades(course, task, student, verdicts, marks):
+    """Phase 2's points and the teacher's marks, into the gradebook.
+
+    So that nbgrader's feedback (GetGrades) shows them. Returns the
+    automatic score.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    auto = 0.0
+    with Gradebook(course.db_url) as gb:
+        for grade_id, points in task.tests.items():
+            passed = verdicts.get(grade_id, {}).get("passed", False)
+            auto += points if passed else 0.0
+            try:
+                grade = gb.find_grade(grade_id, task.name, task.name, student)
+            except MissingEntry:
+                continue
+            grade.auto_score = points if passed else 0.0
+            grade.needs_manual_grade = False
+        for grade_id, (points, comment) in marks.items():
+            try:
+                grade = gb.find_grade(grade_id, task.name, task.name, student)
+            except MissingEntry:
+                continue
+            grade.manual_score = float(points)
+            grade.needs_manual_grade = False
+            if comment:
+                try:
+                    gb.find_comment(grade_id, task.name, task.name,
+                                    student).manual_comment = comment
+                except MissingEntry:
+                    pass
+        gb.db.commit()
+    return auto
+
+
+def _verdict_output(verdict, points):
+    if verdict.get("passed"):
+        text = f"Checked by the grader: passed ({report.fmt(points)} points)"
+    else:
+        message = verdict.get("message") or "failed"
+        text = (f"Checked by the grader: failed (0 of {report.fmt(points)} "
+                f"points): {message}")
+    return {"output_type": "stream", "name": "stdout", "text": text + "\n"}
+
+
+def _feedback_notebook(path, task, verdicts):
+    """The autograded notebook, as the feedback shows it.
+
+    Test cells get back their own code (not the recording wrapper that
+    ran; nbgrader's feedback removes the hidden tests from it), and a last
+    output line with the verdict of phase 2.
+    """
     import nbformat
-    from nbgrader.api import Gradebook
+
+    graded = nbformat.read(path, 4)
+    originals = {nbgrader_meta(c).get("grade_id"): cell_source(c)
+                 for c in task.instructor["cells"]}
+    for cell in graded.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in task.tests:
+            cell.source = originals[gid]
+            cell.outputs.append(nbformat.from_dict(_verdict_output(
+                verdicts.get(gid, {}), task.tests[gid])))
+    nbformat.write(graded, path)
+
+
+def _grade_one(course, job, task, released, place, timeout):
+    """Grade one submission in ``course``; returns the row (a dict)."""
+    import nbformat
     from nbgrader.converters import Autograde, GenerateFeedback
 
     student, name = job["student"], job["assignment"]
     feedback = Path(job["feedback"])
     feedback.parent.mkdir(parents=True, exist_ok=True)
-    row = {"student_id": student, "assignment": name, "score": 0.0,
-           "max_score": job["max_score"], "manual_points": 0.0,
-           "feedback": str(feedback)}
+    marks = {q: tuple(v) for q, v in job.get("marks", {}).items()}
+    row = report.new_row(student, name, task, feedback, marks)
+    notes = list(job.get("notes", []))
 
     def finish(status, reason):
-        row.update(status=status, reason=reason)
-        feedback.write_text(feedback_page(
-            student, name, row["score"], row["max_score"], status, reason),
-            encoding="utf-8")
+        row.update(status=status, base_reason=reason)
+        report.finish_row(row, task)
+        feedback.write_text(report.feedback_page(row), encoding="utf-8")
         return row
 
     nb, problem = _read_submission(job["path"])
     if nb is None:
-        return finish("invalid", problem)
-    notes = _repair(nb, released, instructor)
+        return finish("invalid", "; ".join(notes + [problem]))
+    row["flags"] = _flags(nb, task, released)
+    notes += _repair(nb, released, nbformat.from_dict(task.instructor))
     nb.metadata["kernelspec"] = released.metadata.get("kernelspec", {})
     for kind in ("submitted", "autograded", "feedback"):
         shutil.rmtree(course.root / kind / student / name, ignore_errors=True)
@@ -171,13 +377,16 @@ def _grade_one(course, job, released, instructor, timeout):
     target.parent.mkdir(parents=True)
     nbformat.write(nb, target)
 
+    place.reset()
     result = course.run(Autograde, name, student, create_student=True)
+    row["flags"] += _files_flags(place, course.root / "autograded" / student
+                                 / name)
     if not result["success"]:
         return finish("failed", "; ".join(
             notes + [_failure_reason(result, timeout)]))
 
-    graded = nbformat.read(
-        course.root / "autograded" / student / name / f"{name}.ipynb", 4)
+    autograded = course.root / "autograded" / student / name / f"{name}.ipynb"
+    graded = nbformat.read(autograded, 4)
     for index, cell in enumerate(graded.cells):
         for output in cell.get("outputs", []):
             if output.get("ename") == "CellTimeoutError":
@@ -186,42 +395,46 @@ def _grade_one(course, job, released, instructor, timeout):
                 notes.append(f"{where} was stopped after the time limit of "
                              f"{timeout} s")
                 break
-    with Gradebook(course.db_url) as gb:
-        submission = gb.find_submission(name, student)
-        grades = [g for n in submission.notebooks for g in n.grades]
-        row["score"] = float(sum(g.auto_score or 0.0 for g in grades))
-        row["max_score"] = float(sum(g.max_score for g in grades))
-        row["manual_points"] = float(sum(
-            g.max_score for g in grades if g.auto_score is None))
-    if row["manual_points"]:
-        notes.append(f"{fmt(row['manual_points'])} point(s) of written "
-                     "answers to be graded by hand")
-    reason = "; ".join(notes)
-    row.update(status="graded", reason=reason)
+    for gid, warning in _warnings(graded, task).items():
+        notes.append(f"{gid} printed a warning, which costs no points: "
+                     f"{warning}")
+
+    replay_dir = place.private / "replay"
+    shutil.rmtree(replay_dir, ignore_errors=True)
+    verdicts = checker.replay(
+        task.instructor, place.records, task.student_names,
+        workdir=replay_dir, timeout=max(120, 4 * timeout),
+        copy_paths=task.handout_files(course.root / "source" / name))
+    row["verdicts"] = verdicts
+    row["auto_score"] = _store_grades(course, task, student, verdicts, marks)
+    row.update(status="graded", base_reason="; ".join(notes))
+    report.finish_row(row, task)
+    _feedback_notebook(autograded, task, verdicts)
 
     result = course.run(GenerateFeedback, name, student)
     page = course.root / "feedback" / student / name / f"{name}.html"
     text = page.read_text(encoding="utf-8") if page.is_file() else ""
     if not result["success"] or not text:
-        return finish("graded", "; ".join(
-            notes + ["the detailed feedback page could not be generated"]))
-    if hidden_leaks(html_text(text), job["source"]):
+        notes.append("the detailed feedback page could not be generated")
+        return finish(row["status"], "; ".join(notes))
+    text = report.annotate(text, row)
+    if hidden_leaks(html_text(text), task.instructor):
         # Should not happen; never risk showing hidden tests.
-        return finish("graded", "; ".join(
-            notes + ["detailed feedback withheld by the grader"]))
-    if reason:
-        text = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + note_html(
-            reason), text, count=1)
+        notes.append("detailed feedback withheld by the grader")
+        return finish(row["status"], "; ".join(notes))
     feedback.write_text(text, encoding="utf-8")
     return row
 
 
-def _prepare(course, spec):
+def _prepare(course, spec, tasks):
     """Generate the assignments in the course, once for all workers.
 
-    The first worker (the leader) runs nbgrader generate_assignment and
-    publishes a copy of its course as a template; the others, which load
-    nbgrader meanwhile, copy the template instead of generating again.
+    The course gets the instrumented instructor notebooks (what the grading
+    kernel runs) and, in ``handout/``, a course that released the students'
+    version (to find edited, deleted and unchanged cells). The first worker
+    (the leader) runs nbgrader generate_assignment and publishes a copy of
+    its course as a template; the others, which load nbgrader meanwhile,
+    copy the template instead of generating again.
     """
     if (course.root / ".prepared").exists():  # a restarted worker
         return
@@ -229,8 +442,11 @@ def _prepare(course, spec):
     failed = template.with_name(template.name + ".failed")
     if spec["leader"]:
         try:
-            for name, source in spec["assignments"].items():
-                course.generate(name, Path(source))
+            handout = Course(course.root / "handout", spec["timeout"])
+            for name, task in tasks.items():
+                handout.generate(name, task.instructor, task.lab)
+                course.generate(name, checker.instrument(
+                    task.instructor, task.student_names), task.lab)
             (course.root / ".prepared").touch()
             staging = template.with_name(template.name + ".tmp")
             shutil.copytree(course.root, staging)
@@ -263,33 +479,38 @@ def worker(spec_path):
     course = Course(spec["course"], spec["timeout"])
     import nbformat
 
-    _prepare(course, spec)
-    released, instructor = {}, {}
-    for name, source in spec["assignments"].items():
-        instructor[name] = nbformat.read(source, 4)
-        released[name] = nbformat.read(
-            course.root / "release" / name / f"{name}.ipynb", 4)
+    tasks = {name: Assignment(name, path, spec["variant_seed"])
+             for name, path in spec["assignments"].items()}
+    _prepare(course, spec, tasks)
+    place = KernelPlace(spec["work"], spec["number"])
+    released = {name: nbformat.read(course.root / "handout" / "release" / name
+                                    / f"{name}.ipynb", 4) for name in tasks}
     proto.write("READY\n")
     for line in sys.stdin:
         job = json.loads(line)
-        job["source"] = spec["assignments"][job["assignment"]]
+        task = tasks[job["assignment"]]
         try:
-            row = _grade_one(course, job, released[job["assignment"]],
-                             instructor[job["assignment"]], spec["timeout"])
+            row = _grade_one(course, job, task, released[task.name], place,
+                             spec["timeout"])
         except Exception as err:  # never stop the batch
             import traceback
 
             traceback.print_exc()
-            row = {"student_id": job["student"],
-                   "assignment": job["assignment"], "score": 0.0,
-                   "max_score": job["max_score"], "manual_points": 0.0,
-                   "status": "failed", "feedback": job["feedback"],
-                   "reason": f"internal grading error ({type(err).__name__}: "
-                             f"{str(err)[:200]})"}
-            Path(job["feedback"]).write_text(feedback_page(
-                job["student"], job["assignment"], 0.0, job["max_score"],
-                "failed", row["reason"]), encoding="utf-8")
+            row = _failed_row(job, task, "internal grading error ("
+                              f"{type(err).__name__}: {str(err)[:200]})")
         proto.write(json.dumps(row) + "\n")
+
+
+def _failed_row(job, task, reason):
+    row = report.new_row(job["student"], job["assignment"], task,
+                         job["feedback"], job.get("marks", {}))
+    row.update(status="failed", base_reason="; ".join(
+        job.get("notes", []) + [reason]))
+    report.finish_row(row, task)
+    Path(job["feedback"]).parent.mkdir(parents=True, exist_ok=True)
+    Path(job["feedback"]).write_text(report.feedback_page(row),
+                                     encoding="utf-8")
+    return row
 
 
 class _WorkerProcess:
@@ -343,101 +564,107 @@ def _log_tail(path, lines=15):
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def _find_submissions(folder, names):
-    """{(student, assignment): path or None}, plus warnings."""
-    rows, warnings, students = {}, [], []
-    for entry in sorted(Path(folder).iterdir()):
-        if entry.name.startswith((".", "_")):
-            continue
-        if not entry.is_dir():
-            warnings.append(f"ignoring {entry.name}: submissions go in one "
-                            "folder per student")
-            continue
-        students.append(entry)
-    for entry in students:
+
+
+
+def _load_marks(path, tasks):
+    """{(student, assignment): {question: Mark}} from the marks CSV."""
+    if path is None:
+        return {}
+    return read_marks(path, {name: dict(task.written)
+                                   for name, task in tasks.items()})
+
+
+def find_work(folder, names, available):
+    """(jobs to grade, rows decided without grading, unmatched rows).
+
+    ``matching.find_submissions`` reads the messy folder; every student
+    (a folder, or an id some notebook was matched to) gets a row per
+    assignment in ``names``; a notebook that fits no student or assignment
+    gets a row of its own with status "unmatched".
+    """
+    identify = matching.content_identifier({n: available[n] for n in names})
+    matched, unmatched = matching.find_submissions(folder, names, identify)
+    by_key = {(s.student_id, s.assignment): s for s in matched}
+    students = {s.student_id for s in matched}
+    for entry in Path(folder).iterdir():
+        if entry.is_dir() and not entry.name.startswith((".", "_")):
+            sid, _ = matching.student_id(entry.name)
+            if sid:
+                students.add(sid)
+    found, missing = [], []
+    for student in sorted(students):
         for name in names:
-            path = entry / f"{name}.ipynb"
-            nested = entry / name / f"{name}.ipynb"  # nbgrader's own layout
-            path = path if path.is_file() else nested if nested.is_file() \
-                else None
-            rows[entry.name, name] = path
-        for extra in sorted(entry.glob("*.ipynb")):
-            if extra.stem not in names:
-                warnings.append(f"ignoring {entry.name}/{extra.name}: not "
-                                "one of the assignments being graded")
-    return rows, warnings
+            submission = by_key.get((student, name))
+            if submission is None:
+                missing.append((student, name))
+            else:
+                found.append(submission)
+    return found, missing, unmatched
 
 
 def grade(folder, out_csv, names, *, feedback_dir=None, timeout=60, jobs=1,
-          work_dir=None, source=SOURCE, submission_limit=None):
-    """Grade every submission; write the CSV and the feedback files."""
+          work_dir=None, source=SOURCE, submission_limit=None,
+          variant_seed=None, marks=None):
+    """Grade every submission; write the CSV and the feedback files.
+
+    ``names``: the assignments to grade; ``variant_seed``: grade against
+    the class variant of that seed (as released with ``release
+    --variant``); ``marks``: the teacher's marks for written answers (a CSV,
+    see ``marks.py``). Returns the rows.
+    """
     available = discover(source)
+    tasks = {name: Assignment(name, available[name], variant_seed)
+             for name in names}
+    all_marks = _load_marks(marks, tasks)
     out_csv = Path(out_csv)
     feedback_dir = Path(feedback_dir or out_csv.parent / "feedback")
-    submissions, warnings = _find_submissions(folder, names)
-    for warning in warnings:
-        print(f"warning: {warning}", flush=True)
-    info = {name: points(available[name]) for name in names}
+    found, missing, unmatched = find_work(folder, names, available)
     results, pending = [], []
-    for (student, name), path in sorted(submissions.items()):
-        auto, manual, _ = info[name]
-        base = {"student_id": student, "assignment": name, "score": 0.0,
-                "max_score": auto + manual, "manual_points": 0.0}
+    for item in unmatched:
+        print(f"warning: not graded: {item.path}: {item.reason}", flush=True)
+        results.append(report.unmatched_row(item, folder))
+    for student, name in missing:
         page = feedback_dir / student / f"{name}.html"
-        if not STUDENT_ID.fullmatch(student):
-            base.update(status="invalid", reason=(
-                f"the folder name {student!r} is not usable as a student id "
-                "(letters, digits, . _ @ - only)"), feedback="")
-            results.append(base)
-        elif path is None:
-            page.parent.mkdir(parents=True, exist_ok=True)
-            reason = f"no {name}.ipynb was handed in"
-            page.write_text(feedback_page(student, name, 0, auto + manual,
-                                           "missing", reason),
-                            encoding="utf-8")
-            base.update(status="missing", reason=reason, feedback=str(page))
-            results.append(base)
-        else:
-            pending.append({"student": student, "assignment": name,
-                            "path": str(Path(path).resolve()),
-                            "feedback": str(page.resolve()),
-                            "max_score": auto + manual})
+        page.parent.mkdir(parents=True, exist_ok=True)
+        row = report.new_row(student, name, tasks[name], page.resolve(), {})
+        row.update(status="missing",
+                   base_reason=f"no {name}.ipynb was handed in")
+        report.finish_row(row, tasks[name])
+        page.write_text(report.feedback_page(row), encoding="utf-8")
+        results.append(row)
+    for sub in found:
+        page = feedback_dir / sub.student_id / f"{sub.assignment}.html"
+        given = all_marks.get((sub.student_id, sub.assignment), {})
+        pending.append({
+            "student": sub.student_id, "assignment": sub.assignment,
+            "path": str(Path(sub.path).resolve()),
+            "feedback": str(page.resolve()),
+            "notes": [sub.note] if sub.note else [],
+            "marks": {q: list(v) for q, v in given.items()}})
+    graded = [(j["student"], j["assignment"]) for j in pending]
+    for student, name in unused_marks(all_marks, graded):
+        print(f"warning: marks for {student} {name}, which was not graded",
+              flush=True)
     total = len(pending) + len(results)
     done = [0]
     lock = threading.Lock()
 
-    def report(row):
+    def progress(row):
         with lock:
             results.append(row)
             done[0] += 1
-            manual = (f" (+{fmt(row['manual_points'])} by hand)"
-                      if row.get("manual_points") else "")
-            extra = "" if row["status"] == "graded" else f": {row['reason']}"
-            print(f"[{done[0]:>{len(str(total))}}/{total}] {row['student_id']} "
-                  f"{row['assignment']}  {fmt(row['score'])}/"
-                  f"{fmt(row['max_score'])}{manual}  {row['status']}{extra}",
-                  flush=True)
+            print(f"[{done[0]:>{len(str(total))}}/{total}] "
+                  + report.progress_line(row), flush=True)
 
     decided, results = results, []
     for row in decided:
-        report(row)
+        progress(row)
     if pending:
-        _run_workers(pending, names, available, report, timeout=timeout,
-                     jobs=jobs, work_dir=work_dir,
-                     submission_limit=submission_limit)
-    results.sort(key=lambda r: (r["student_id"], r["assignment"]))
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with open(out_csv, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, CSV_COLUMNS, extrasaction="ignore")
-        writer.writeheader()
-        for row in results:
-            row = dict(row)
-            for key in ("score", "max_score", "manual_points"):
-                row[key] = fmt(float(row[key]))
-            if row.get("feedback"):
-                row["feedback"] = os.path.relpath(row["feedback"],
-                                                  out_csv.parent)
-            writer.writerow(row)
+        _run_workers(pending, tasks, progress, timeout=timeout, jobs=jobs,
+                     work_dir=work_dir, submission_limit=submission_limit,
+                     variant_seed=variant_seed)
+    report.write_csv(results, out_csv)
     counts = {}
     for row in results:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -447,8 +674,8 @@ def grade(folder, out_csv, names, *, feedback_dir=None, timeout=60, jobs=1,
     return results
 
 
-def _run_workers(pending, names, available, report, *, timeout, jobs,
-                 work_dir, submission_limit=None):
+def _run_workers(pending, tasks, progress, *, timeout, jobs, work_dir,
+                 submission_limit=None, variant_seed=None):
     tmp = None
     if work_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="posenc-grade-")
@@ -456,24 +683,28 @@ def _run_workers(pending, names, available, report, *, timeout, jobs,
     else:
         work = Path(work_dir)
         work.mkdir(parents=True, exist_ok=True)
-    env = environment(work)
+    work = work.resolve()
+    base = base_environment(work)
     todo = queue.Queue()
     for job in pending:
         todo.put(job)
-    cells = {name: points(available[name])[2] for name in names}
     fatal = []
 
     def limit(job):  # wall-clock budget for one submission
         if submission_limit:
             return submission_limit
-        return timeout * (cells[job["assignment"]] + 10) + 120
+        return timeout * (tasks[job["assignment"]].code_cells + 14) + 240
 
     def slot(number):
         spec = work / f"worker-{number}.json"
         spec.write_text(json.dumps({
             "course": str(work / f"course-{number}"), "timeout": timeout,
             "template": str(work / "course-template"), "leader": number == 0,
-            "assignments": {n: str(available[n]) for n in names}}))
+            "work": str(work), "number": number, "variant_seed": variant_seed,
+            "assignments": {n: str(t.path) for n, t in tasks.items()}}))
+        place = KernelPlace(work, number)
+        place.install()
+        env = place.environment(base)
         log = work / f"worker-{number}.log"
         worker = None
         while not fatal:
@@ -504,17 +735,10 @@ def _run_workers(pending, names, available, report, *, timeout, jobs,
                           "stopped" if line == "timeout" else
                           "the grading process died: "
                           + _last_error_line(_log_tail(log, 3)))
-                Path(job["feedback"]).write_text(feedback_page(
-                    job["student"], job["assignment"], 0, job["max_score"],
-                    "failed", reason), encoding="utf-8")
-                row = {"student_id": job["student"],
-                       "assignment": job["assignment"], "score": 0.0,
-                       "max_score": job["max_score"], "manual_points": 0.0,
-                       "status": "failed", "reason": reason,
-                       "feedback": job["feedback"]}
+                row = _failed_row(job, tasks[job["assignment"]], reason)
             else:
                 row = json.loads(line)
-            report(row)
+            progress(row)
         if worker is not None:
             worker.close()
 
@@ -532,4 +756,3 @@ def _run_workers(pending, names, available, report, *, timeout, jobs,
         tmp.cleanup()
     if fatal:
         raise SystemExit(f"error: {fatal[0]}")
-

@@ -33,7 +33,30 @@ def discover(source=SOURCE):
 
 
 def cells(path):
+    """The cells of a notebook: a path, or the notebook itself (a dict)."""
+    if isinstance(path, dict):
+        return path["cells"]
     return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+
+
+def instructor_notebook(name, path, variant_seed=None, grading=GRADING):
+    """The instructor notebook of assignment ``name`` (a dict).
+
+    With ``variant_seed``, the class-specific variant described by
+    ``grading/NAME.json`` (see ``variants.py``); an assignment without that
+    file has no variant, which is an error rather than a silent public
+    version.
+    """
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    if variant_seed is None:
+        return nb
+    from .variants import load_spec, make_variant
+
+    spec = Path(grading) / f"{name}.json"
+    if not spec.is_file():
+        raise ValueError(f"variant_seed: assignment {name} has no variant "
+                         f"spec ({spec} is missing)")
+    return make_variant(nb, load_spec(spec), variant_seed)
 
 
 def cell_source(cell):
@@ -86,7 +109,7 @@ def secret_lines(path, min_length=16):
     replaces it); hidden tests are between ``### BEGIN/END HIDDEN TESTS``.
     Returns (solution lines, hidden-test lines), each a set of stripped
     lines at least ``min_length`` long that do not also occur outside the
-    secret regions of the same notebook.
+    secret regions of the same notebook, whole or within a line.
     """
     solution, hidden, public = set(), set(), set()
     for cell in cells(path):
@@ -109,8 +132,11 @@ def secret_lines(path, min_length=16):
                 region.add(text)
             else:
                 public.add(text)
+    # A line that also occurs in a public line (``show_values=False)`` at
+    # the end of a visible check) gives nothing away.
+    public_text = "\n".join(public)
     keep = {line for line in solution | hidden
-            if len(line) >= min_length and line not in public}
+            if len(line) >= min_length and line not in public_text}
     # A hidden-test line that is also solution code may be handed in by a
     # student: it is a solution, not a hidden test, in their feedback.
     return solution & keep, (hidden - solution) & keep
