@@ -38,6 +38,7 @@ ENV_REPO = "POSENC_REPO"
 ENV_COURSE = "POSENC_COURSE_ROOT"
 ENV_LOG = "POSENC_GUARD_LOG"
 ENV_ALLOW = "POSENC_GUARD_ALLOW"
+ENV_TMP = "POSENC_KERNEL_TMP"
 # Variables that would hand the kernel a path to the repository or change
 # how Python starts; removed from the environment of nbgrader and kernels.
 DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE",
@@ -125,6 +126,7 @@ class KernelPlace:
         self.log = self.private / "files-opened.log"
         self.guard = self.private / "kernel_guard.py"
         self.data = self.private / "jupyter_data"
+        self.tmp = self.private / "tmp"
 
     def install(self):
         """Copy the guard (and checker.py, which it loads).
@@ -155,12 +157,16 @@ class KernelPlace:
             shutil.rmtree(self.records, ignore_errors=True)
         self.records = self.private / f"records-{secrets.token_hex(16)}"
         self.records.mkdir(parents=True)
+        # The guard makes the kernel's own temporary folder in here; a
+        # kernel that Jupyter shut down cannot remove it, so we do.
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir()
         self.log.write_text("", encoding="utf-8")
         # The kernel's connection file is in the Jupyter runtime folder of
         # the work folder; the rest of the work folder is closed to it.
         env = {ENV_RECORDS: str(self.records), ENV_REPO: str(REPO),
                ENV_COURSE: str(self.work), ENV_LOG: str(self.log),
-               ENV_ALLOW: str(self.work / "runtime")}
+               ENV_ALLOW: str(self.work / "runtime"), ENV_TMP: str(self.tmp)}
         _write_spec(self.data, [sys.executable, "-I", str(self.guard), "-f",
                                 "{connection_file}"], env)
 
