@@ -673,7 +673,9 @@ def test_assignment3_overwritten_helpers_still_fail(guarded, tmp_path):
         "offset_distance([0, 1, 2, 5, 50], 16) is wrong")
 
 
-def test_replay_runs_no_solution_cell_and_survives_forged_data(tmp_path):
+def test_replay_runs_no_solution_cell_and_survives_forged_data(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # phase 1 runs here, in this process
     nb = small_notebook("open('solution_ran.txt', 'w').close()\n"
                         "def double(x):\n    return 2 * x\n")
     nb.cells.append(nbformat.v4.new_code_cell("open('plain_ran.txt', 'w')"))
@@ -681,6 +683,7 @@ def test_replay_runs_no_solution_cell_and_survives_forged_data(tmp_path):
     phase1(nb, ["double"], records)
     assert replay(nb, ["double"], records, tmp_path)["q1_tests"] == {
         "passed": True, "message": ""}
+    assert (tmp_path / "solution_ran.txt").exists()  # phase 1 ran it
     assert not list((tmp_path / "replay").glob("*_ran.txt"))
     path = records / "q1_tests.json"
     data = json.loads(path.read_text())
