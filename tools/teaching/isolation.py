@@ -166,7 +166,11 @@ class KernelPlace:
         # the work folder; the rest of the work folder is closed to it.
         env = {ENV_RECORDS: str(self.records), ENV_REPO: str(REPO),
                ENV_COURSE: str(self.work), ENV_LOG: str(self.log),
-               ENV_ALLOW: str(self.work / "runtime"), ENV_TMP: str(self.tmp)}
+               ENV_ALLOW: str(self.work / "runtime"), ENV_TMP: str(self.tmp),
+               # matplotlib's folder where the guard lets it write (else it
+               # tries ~/.config/matplotlib first, which the guard refuses
+               # and logs, and every notebook that imports it is flagged)
+               "MPLCONFIGDIR": str(Path.home() / ".cache" / "matplotlib")}
         _write_spec(self.data, [sys.executable, "-I", str(self.guard), "-f",
                                 "{connection_file}"], env)
 
