@@ -73,6 +73,26 @@ def attention_weights(x, w_q, w_k, causal=False):
     return np.full((n, n), 1.0 / n)
 '''
 
+# A wrong q1 that passes the visible check in the kernel (it returns the
+# test's own `expected`), so that the test cell goes on to the hidden calls,
+# and keeps the arguments of every call, for FORGE.
+FORGED_Q1 = '''
+import sys
+
+_SEEN = []
+
+
+def attention_weights(x, w_q, w_k, causal=False):
+    _SEEN.append((np.array(x, dtype=float), causal))
+    frame = sys._getframe(1)
+    while frame is not None and "expected" not in frame.f_globals:
+        frame = frame.f_back  # up from the grader's recording wrapper
+    if frame is not None:
+        return frame.f_globals["expected"]
+    n = len(x)
+    return np.full((n, n), 1.0 / n)
+'''
+
 # q1 answered wrong; the attack tries to make the checks pass anyway.
 ATTACKS = {
     # The issue's attacks.
@@ -118,18 +138,19 @@ for _path in ("../../../source/01_why_order/01_why_order.ipynb",
         print("could not read", _path, repr(err))
 ''' + WRONG,
     # The next ones.
-    "forged_records": WRONG.replace(
-        "    n = len(x)\n",
-        "    _SEEN.append((np.array(x, dtype=float), causal))\n    n = len(x)\n",
-    ) + "\n_SEEN = []\n",
+    # q1's records forged after its test cell ran (FORGE, below)
+    "forged_records": FORGED_Q1,
+    "recorder": FORGED_Q1,
     "getframe": '''
 import sys
 
 
 def attention_weights(x, w_q, w_k, causal=False):
-    caller = sys._getframe(1).f_globals
-    if "expected" in caller:
-        return caller["expected"]
+    frame = sys._getframe(1)
+    while frame is not None and "expected" not in frame.f_globals:
+        frame = frame.f_back  # up from the grader's recording wrapper
+    if frame is not None:
+        return frame.f_globals["expected"]
     n = len(x)
     return np.full((n, n), 1.0 / n)
 ''',
@@ -175,10 +196,9 @@ importlib.reload(pc)
 # The records of q1's test cell are forged in the next answer cell, after
 # that test cell ran: the correct weights, computed with posenc_core (not
 # switched off there), written over what the wrong function returned. The
-# records folder is looked for where the kernel can find it (beside its
-# course folder, from its working folder).
-FORGE = '''
-import base64
+# records folder is looked for beside the kernel's course folder (found
+# from its working folder)...
+FIND_BY_PATH = '''
 import glob
 import os
 
@@ -188,6 +208,18 @@ _course = os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(
     os.getcwd()))))
 _found = glob.glob(os.path.join(_work, "kernel-" + _course.split("-")[-1],
                                 "records*", "q1_attention_weights_tests.json"))
+'''
+# ... or asked of the recorder itself.
+FIND_BY_RECORDER = '''
+import os
+
+_found = [os.path.join(str(__posenc_grading__.records_dir),
+                       "q1_attention_weights_tests.json")]
+'''
+FORGE = '''
+import base64
+import json
+
 print("records found:", _found)
 for _file in _found:
     with open(_file) as handle:
@@ -195,8 +227,10 @@ for _file in _found:
     _calls = [r for r in _data["records"] if r.get("kind") == "call"]
     for _record, (_x, _causal) in zip(_calls, _SEEN):
         _right = pc.self_attention(_x, w_q, w_k, w_v, causal=_causal)[1]
-        _record["result"]["data"] = base64.b64encode(
-            np.ascontiguousarray(_right).tobytes()).decode("ascii")
+        _record["result"] = {"__ndarray__": {
+            "dtype": _right.dtype.str, "shape": list(_right.shape),
+            "data": base64.b64encode(np.ascontiguousarray(
+                _right).tobytes()).decode("ascii")}}
     with open(_file, "w") as handle:
         json.dump(_data, handle)
 '''
@@ -213,7 +247,10 @@ EXPECTED = {
     "default_arg": ("max", {"uses-reference"}),
     "reads_repo": ("q1 lost", {"reads-files", "dynamic-code"}),
     "reads_course": ("q1 lost", {"reads-files"}),
-    "forged_records": ("q1 lost", {"reads-files"}),
+    "forged_records": ("q1 lost", {"reads-files", "dynamic-code"}),
+    # records forged through the recorder object itself: the re-check gets
+    # the right numbers; only the flag shows it (see teaching.md, Limits)
+    "recorder": ("max", {"detects-grader", "dynamic-code"}),
     "getframe": ("q1 lost", {"dynamic-code"}),
     "builtins": ("q1 lost", {"patches-module"}),
     "getattr_string": ("max", {"dynamic-code"}),
@@ -251,9 +288,11 @@ def graded(tmp_path_factory):
     for student, attack in ATTACKS.items():
         nb = honest(released)
         cell(nb, "q1_attention_weights")["source"] = attack
-        if student == "forged_records":
+        if student in ("forged_records", "recorder"):
+            find = (FIND_BY_PATH if student == "forged_records"
+                    else FIND_BY_RECORDER)
             answer = cell(nb, "q2_unscramble")
-            answer["source"] = source_of(answer) + "\n" + FORGE
+            answer["source"] = source_of(answer) + "\n" + find + FORGE
         hand_in(student, nb)
     out = tmp_path_factory.mktemp("grades")
     run_tool("grade", subs, "--out", out / "grades.csv", "--jobs", 2,
