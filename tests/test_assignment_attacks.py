@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from html import unescape
 from pathlib import Path
 
@@ -141,6 +142,7 @@ for _path in ("../../../source/01_why_order/01_why_order.ipynb",
     # q1's records forged after its test cell ran (FORGE, below)
     "forged_records": FORGED_Q1,
     "recorder": FORGED_Q1,
+    "recorder_patch": FORGED_Q1,
     "getframe": '''
 import sys
 
@@ -235,6 +237,24 @@ for _file in _found:
         json.dump(_data, handle)
 '''
 
+# ... or forged inside the test cell, by the recorder's own end(), which the
+# answer cell replaces.
+PATCH_END = '''
+import os
+
+_real_end = __posenc_grading__.end
+
+
+def _forging_end(cell):
+    _real_end(cell)
+    if cell == "q1_attention_weights_tests":
+        _found = [os.path.join(str(__posenc_grading__.records_dir),
+                               cell + ".json")]
+FORGE_HERE
+
+__posenc_grading__.end = _forging_end
+'''
+
 # What each attack must end with: the automatic score ("q1 lost": exactly
 # question 1's 3 points below the maximum; "below": lower still, "max": the
 # attack works in the kernel, where the answer is the reference's), and the
@@ -248,9 +268,12 @@ EXPECTED = {
     "reads_repo": ("q1 lost", {"reads-files", "dynamic-code"}),
     "reads_course": ("q1 lost", {"reads-files"}),
     "forged_records": ("q1 lost", {"reads-files", "dynamic-code"}),
-    # records forged through the recorder object itself: the re-check gets
+    # records forged in a later cell: the grader kept them as they were
+    # right after the test cell
+    "recorder": ("q1 lost", {"detects-grader", "dynamic-code"}),
+    # records forged by the recorder's end(), replaced: the re-check gets
     # the right numbers; only the flag shows it (see teaching.md, Limits)
-    "recorder": ("max", {"detects-grader", "dynamic-code"}),
+    "recorder_patch": ("max", {"detects-grader", "dynamic-code"}),
     "getframe": ("q1 lost", {"dynamic-code"}),
     "builtins": ("q1 lost", {"patches-module"}),
     "getattr_string": ("max", {"dynamic-code"}),
@@ -288,6 +311,10 @@ def graded(tmp_path_factory):
     for student, attack in ATTACKS.items():
         nb = honest(released)
         cell(nb, "q1_attention_weights")["source"] = attack
+        if student == "recorder_patch":
+            cell(nb, "q1_attention_weights")["source"] = FORGED_Q1 + (
+                PATCH_END.replace("FORGE_HERE", textwrap.indent(FORGE,
+                                                                " " * 8)))
         if student in ("forged_records", "recorder"):
             find = (FIND_BY_PATH if student == "forged_records"
                     else FIND_BY_RECORDER)

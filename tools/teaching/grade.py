@@ -402,7 +402,7 @@ def _grade_one(course, job, task, released, place, timeout):
     replay_dir = place.private / "replay"
     shutil.rmtree(replay_dir, ignore_errors=True)
     verdicts = checker.replay(
-        task.instructor, place.records, task.student_names,
+        task.instructor, place.kept, task.student_names,
         workdir=replay_dir, timeout=max(120, 4 * timeout),
         copy_paths=task.handout_files(course.root / "source" / name))
     row["verdicts"] = verdicts
@@ -483,6 +483,7 @@ def worker(spec_path):
              for name, path in spec["assignments"].items()}
     _prepare(course, spec, tasks)
     place = KernelPlace(spec["work"], spec["number"])
+    _keep_records(course, place)
     released = {name: nbformat.read(course.root / "handout" / "release" / name
                                     / f"{name}.ipynb", 4) for name in tasks}
     proto.write("READY\n")
@@ -499,6 +500,29 @@ def worker(spec_path):
             row = _failed_row(job, task, "internal grading error ("
                               f"{type(err).__name__}: {str(err)[:200]})")
         proto.write(json.dumps(row) + "\n")
+
+
+def _keep_records(course, place):
+    """Make nbgrader's Execute keep each test cell's records as it ends.
+
+    nbgrader's Execute defines ``on_cell_executed`` as a method (its own
+    error handling), so the hook after a cell is a subclass; the hook
+    before a cell is nbclient's ``on_cell_execute`` setting.
+    """
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
+
+    before, after = place.snapshot_hooks()
+
+    class RecordingExecute(Execute):
+        def on_cell_executed(self, **kwargs):
+            super().on_cell_executed(**kwargs)
+            after(**kwargs)
+
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    course.config.Autograde.autograde_preprocessors = [
+        RecordingExecute if pp is Execute else pp for pp in default]
+    course.config.Execute.on_cell_execute = before
 
 
 def _failed_row(job, task, reason):

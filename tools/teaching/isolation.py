@@ -14,7 +14,10 @@ installs the recorder of ``checker.py`` and an audit hook that refuses to
 open or list anything under the repository (except the Python environment)
 or under the grading work folder (except the grading folder), and logs the
 files opened elsewhere. It is told where things are by environment
-variables (``KERNEL_ENV``) in the kernel spec.
+variables (``ENV_*`` below) in the kernel spec, which it deletes from the
+kernel's environment. The records of each test cell are copied, as soon
+as the cell ends, to a folder the kernel cannot reach
+(``KernelPlace.snapshot_hooks``).
 
 This keeps the instructor notebooks, the gradebook and the other
 submissions out of reach of the code being graded. It is not a sandbox:
@@ -127,6 +130,7 @@ class KernelPlace:
         self.guard = self.private / "kernel_guard.py"
         self.data = self.private / "jupyter_data"
         self.tmp = self.private / "tmp"
+        self.kept = self.private / "records-kept"
 
     def install(self):
         """Copy the guard (and checker.py, which it loads).
@@ -157,6 +161,8 @@ class KernelPlace:
             shutil.rmtree(self.records, ignore_errors=True)
         self.records = self.private / f"records-{secrets.token_hex(16)}"
         self.records.mkdir(parents=True)
+        shutil.rmtree(self.kept, ignore_errors=True)
+        self.kept.mkdir()
         # The guard makes the kernel's own temporary folder in here; a
         # kernel that Jupyter shut down cannot remove it, so we do.
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -173,6 +179,42 @@ class KernelPlace:
                "MPLCONFIGDIR": str(Path.home() / ".cache" / "matplotlib")}
         _write_spec(self.data, [sys.executable, "-I", str(self.guard), "-f",
                                 "{connection_file}"], env)
+
+    def snapshot_hooks(self):
+        """Hooks for nbclient that keep each test cell's records at once.
+
+        ``(before, after)`` for ``Execute.on_cell_execute`` and
+        ``Execute.on_cell_executed``: before a cell runs, its records file
+        (if the student's code forged one) is deleted; right after it ran,
+        the file the recorder wrote is copied to ``self.kept``, a folder of
+        the grader that the kernel can neither list nor open. Phase 2 reads
+        the copies, so a later cell that rewrites the records of an
+        earlier test finds nothing to change. (Code that reaches the
+        recorder itself inside the test cell still can.)
+        """
+
+        def target(cell):
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            gid = meta.get("grade_id") if isinstance(meta, dict) else None
+            if (cell.get("cell_type") == "code" and meta.get("grade")
+                    and not meta.get("solution") and isinstance(gid, str)
+                    and "/" not in gid and not gid.startswith(".")):
+                return f"{gid}.json"
+            return None
+
+        def before(cell, cell_index, **_):
+            name = target(cell)
+            if name and self.records is not None:
+                (self.records / name).unlink(missing_ok=True)
+
+        def after(cell, cell_index, **_):
+            name = target(cell)
+            if name and self.records is not None:
+                source = self.records / name
+                if source.is_file() and not source.is_symlink():
+                    shutil.copyfile(source, self.kept / name)
+
+        return before, after
 
     def files_opened(self):
         """Paths the guard logged (opened outside the allowed places)."""
