@@ -469,13 +469,14 @@ def test_a_class_variant_fails_copied_public_answers(tmp_path):
 
     seed = 20261201
     run_tool("release", tmp_path / "handout", "--assignment", FIRST,
-             "--variant", seed)
+             "--variant", seed, "--instructor-dir", tmp_path / "source")
     handout = (tmp_path / "handout" / f"{FIRST}.ipynb").read_text(
         encoding="utf-8")
     public = instructor(FIRST)
     variant = make_variant(public, load_spec(
         REPO / "assignments" / "grading" / f"{FIRST}.json"), seed)
     assert variant != public
+    assert load(tmp_path / "source" / FIRST / f"{FIRST}.ipynb") == variant
     for secret in (*MARKERS, *secrets(FIRST)[1]):
         assert secret not in handout, secret
     assert str(seed) not in handout

@@ -41,6 +41,11 @@ def main(argv=None):
                      help="release the class-specific variant of this secret "
                           "seed (other constants and hidden inputs; see "
                           "assignments/grading/)")
+    rel.add_argument("--instructor-dir", type=Path, default=None,
+                     metavar="DIR",
+                     help="also write the instructor versions (of the "
+                          "variant) to DIR/NAME/NAME.ipynb, for the source/ "
+                          "folder of an nbgrader course")
     gra = sub.add_parser(
         "grade", help="grade SUBMISSIONS_DIR/STUDENT/... notebooks")
     gra.add_argument("submissions", type=Path)
@@ -104,7 +109,8 @@ def main(argv=None):
     if args.command == "release":
         try:
             release(args.out_dir, names, args.source, force=args.force,
-                    variant_seed=args.variant)
+                    variant_seed=args.variant,
+                    instructor_dir=args.instructor_dir)
         except ValueError as err:
             raise SystemExit(f"error: {err}") from err
         return 0

@@ -1,5 +1,6 @@
 """Release: the student versions of the assignments, and what they import."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -8,6 +9,7 @@ from pathlib import Path
 from .course import Course
 from .isolation import base_environment, copy_handout, plain_kernel
 from .sources import (
+    GRADING,
     SOURCE,
     discover,
     instructor_notebook,
@@ -15,14 +17,18 @@ from .sources import (
     points,
     uses_lab,
 )
+from .variants import describe, load_spec
 
 
-def release(out_dir, names, source=SOURCE, force=False, variant_seed=None):
+def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
+            instructor_dir=None):
     """Write the student versions of ``names`` to ``out_dir``.
 
     With ``variant_seed`` (an int, the teacher's secret), the class-specific
     variants (``sources.instructor_notebook``); nothing in the handout
-    reveals the seed.
+    reveals the seed. With ``instructor_dir``, also the instructor versions
+    (of the variant) as ``instructor_dir/NAME/NAME.ipynb``, for the
+    ``source/`` folder of an nbgrader course.
     """
     available = discover(source)
     out_dir = Path(out_dir)
@@ -54,6 +60,23 @@ def release(out_dir, names, source=SOURCE, force=False, variant_seed=None):
             print(f"[{number}/{len(names)}] {out_dir / (name + '.ipynb')}  "
                   f"({auto:g} points autograded + {manual:g} by hand)",
                   flush=True)
+    if instructor_dir is not None:
+        for name in names:
+            folder = Path(instructor_dir) / name
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / f"{name}.ipynb"
+            if target.exists() and not force:
+                raise SystemExit(f"error: {target} exists; use --force to "
+                                 "overwrite it")
+            target.write_text(json.dumps(notebooks[name], indent=1,
+                                         ensure_ascii=False) + "\n",
+                              encoding="utf-8")
+        print(f"Wrote the instructor versions to {instructor_dir} (keep "
+              "them from the students).")
+    if variant_seed is not None:
+        for name in names:
+            spec = load_spec(GRADING / f"{name}.json")
+            print(f"{name}: " + "\n  ".join(describe(spec, variant_seed)))
     copied = copy_handout(out_dir, any(uses_lab(available[name])
                                        for name in names))
     kind = "" if variant_seed is None else " (class variant)"
