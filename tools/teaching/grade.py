@@ -64,15 +64,15 @@ TOOL = REPO / "tools" / "assignments.py"
 class Assignment:
     """What grading one assignment needs; the same in every process.
 
-    ``instructor`` is the instructor notebook (a dict), or its class
-    variant; ``tests`` and ``written`` map the grade ids of the test cells
+    ``instructor`` is the instructor notebook (an nbformat node), or its
+    class variant; ``tests`` and ``written`` map the grade ids of the test cells
     and of the written answers to their points.
     """
 
     def __init__(self, name, path, variant_seed=None):
-        self.name, self.path = name, Path(path)
         import nbformat
 
+        self.name, self.path = name, Path(path)
         self.instructor = nbformat.reads(json.dumps(instructor_notebook(
             name, path, variant_seed)), as_version=4)
         self.lab = uses_lab(self.instructor)
@@ -255,9 +255,6 @@ def _failure_reason(result, timeout):
               and "NbGraderException" not in line]
     detail = errors[-1].strip()[:300] if errors else _last_error_line(text)
     return f"nbgrader could not grade this notebook ({detail})"
-
-
-
 
 
 def _warnings(graded, task):
@@ -586,9 +583,6 @@ def _log_tail(path, lines=15):
     except OSError:
         return ""
     return "\n".join(text.strip().splitlines()[-lines:])
-
-
-
 
 
 def _load_marks(path, tasks):

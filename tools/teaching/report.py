@@ -117,11 +117,12 @@ def unmatched_row(item, folder):
 
 
 def progress_line(row):
+    """"alice 03_frequencies  8/11 automatic, written 1.5/2  graded: ..."."""
     written = (NOT_MARKED if row["written_score"] is None
-               else fmt(row["written_score"]))
+               else f"{fmt(row['written_score'])}/{fmt(row['written_max'])}")
     text = (f"{row['student_id']} {row['assignment']}  "
             f"{fmt(row['auto_score'])}/{fmt(row['auto_max'])} automatic, "
-            f"written {written}/{fmt(row['written_max'])}  {row['status']}")
+            f"written {written}  {row['status']}")
     reason = row["reason"] if row["status"] != "graded" else row.get(
         "base_reason", "")
     return text + (f": {reason}" if reason else "")
