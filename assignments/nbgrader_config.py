@@ -9,8 +9,11 @@ folder, and load this file from your course's ``nbgrader_config.py``::
 It keeps hidden tests out of the feedback (nbgrader's default feedback shows
 them), puts back test cells that a student deleted, and sets time limits.
 The kernel that grades must be able to ``import posenc_core`` (and, for
-assignment 8, ``posenc_lab`` and torch): install the book in the grading
-environment (``pip install -e /path/to/the/book``).
+assignment 8, ``posenc_lab`` and torch): copy ``posenc_core.py`` (and
+``posenc_lab/``) into each assignment folder under ``source/``, which nbgrader
+releases with the notebook. Installing the book in the grading environment
+(``pip install -e /path/to/the/book``) works too, but then the students' code
+can read the book's repository, solutions included, while it is graded.
 """
 
 import sys
