@@ -1,0 +1,586 @@
+"""The Chinese edition: translation units, PO files and the Chinese source tree.
+
+The prose of the book lives in English in the notebooks and pages; its Chinese
+translation lives in gettext PO files beside them, one per source document:
+
+    locales/zh_CN/LC_MESSAGES/<source path without extension>.po
+    (assignments/source/NN/NN.ipynb -> locales/zh_CN/LC_MESSAGES/assignments/NN.po)
+
+plus ``_book.po`` (the book's title, author and the table of contents' part
+captions) and ``figures.po`` (figure labels, msgctxt = the figure's name,
+filled by ``posenc_plots``' owner, not by ``update``).
+
+A translation unit is a block of a markdown cell or page separated from the
+next by a blank line; a fenced block (```, ~~~, ::: or $$ ... $$) is kept
+whole, blank lines included. Units without a word to translate (code, a math
+block, a lone ``{tableofcontents}``) are not extracted and are copied as they
+are. The msgid is the unit's exact text; its location (``#:``) is the source
+path and the cell index (notebooks) or the line number (pages).
+
+Commands (run from anywhere; paths are relative to the repository):
+
+    python tools/i18n.py update          write/merge the PO files
+    python tools/i18n.py stats           translated/fuzzy/untranslated per file
+    python tools/i18n.py build-zh OUT    the Chinese source tree in OUT
+    python tools/i18n.py notebook SRC PO OUT   one notebook, translated
+
+``update`` keeps translations of unchanged units; a unit whose text changed
+gets the translation of the most similar vanished unit, marked fuzzy with the
+previous msgid (``#| msgid``), as msgmerge does; vanished translated units
+become obsolete (``#~``). A fuzzy translation is not used, as in gettext.
+
+Why PO files and not Sphinx's own gettext: Sphinx translates doctree nodes at
+build time only, so it cannot produce Chinese notebooks for learners or
+Chinese assignments for nbgrader; these files give all three, and code cells
+are never translated, so they cannot differ between the editions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGE = "zh_CN"
+LOCALE_DIR = Path("locales") / LANGUAGE / "LC_MESSAGES"
+BOOK_PO = "_book.po"
+FIGURES_PO = "figures.po"
+ZH_TITLE_CONTEXT = "title"
+
+# Fence openers: ```, ~~~ (CommonMark), ::: (MyST colon_fence).
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
+# Directives whose content is not prose (copied as they are).
+NON_PROSE_DIRECTIVES = {
+    "math", "code", "code-block", "code-cell", "sourcecode", "literalinclude",
+    "raw", "tableofcontents", "bibliography", "glue", "glue:figure", "image",
+    "include", "eval-rst",
+}
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+# --------------------------------------------------------------------------
+# Splitting text into units
+
+
+def split_segments(text: str) -> list[tuple[str, bool]]:
+    """Split ``text`` into segments ``(chunk, is_block)`` whose concatenation
+    is ``text``: blocks are separated by blank lines, fenced blocks are whole.
+    Separators (the blank lines and newlines between blocks) are
+    ``is_block=False`` segments."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
+    lines = text.splitlines(keepends=True)
+    segments: list[tuple[str, bool]] = []
+    block: list[str] = []
+    gap: list[str] = []
+    i = 0
+
+    def flush_block():
+        if block:
+            chunk = "".join(block)
+            # the newline ending a block belongs to the separator
+            stripped = chunk.rstrip("\n")
+            segments.append((stripped, True))
+            gap.insert(0, chunk[len(stripped):])
+            block.clear()
+
+    def flush_gap():
+        if gap:
+            segments.append(("".join(gap), False))
+            gap.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            if block:
+                flush_block()
+            gap.append(line)
+            i += 1
+            continue
+        if not block:
+            flush_gap()
+        end = _fence_end(lines, i)
+        block.extend(lines[i:end])
+        i = end
+    flush_block()
+    flush_gap()
+    # merge consecutive separator segments
+    merged: list[tuple[str, bool]] = []
+    for chunk, is_block in segments:
+        if merged and not is_block and not merged[-1][1]:
+            merged[-1] = (merged[-1][0] + chunk, False)
+        elif chunk or is_block:
+            merged.append((chunk, is_block))
+    assert "".join(c for c, _ in merged) == text
+    return merged
+
+
+def _fence_end(lines: list[str], i: int) -> int:
+    """Index after line ``i``, or after the fenced block that line ``i`` opens."""
+    line = lines[i]
+    stripped = line.strip()
+    if stripped.startswith("$$"):
+        rest = stripped[2:]
+        if rest.endswith("$$") and len(stripped) >= 4:
+            return i + 1
+        for j in range(i + 1, len(lines)):
+            close = lines[j].strip()
+            # "$$ (label)" closes too (MyST dollarmath)
+            if close.startswith("$$") or close.endswith("$$"):
+                return j + 1
+        return len(lines)
+    m = _FENCE.match(line.rstrip("\n"))
+    if not m:
+        return i + 1
+    fence = m.group("fence")
+    if fence[0] == "`" and "`" in m.group("info"):
+        return i + 1  # inline code, not a fence
+    for j in range(i + 1, len(lines)):
+        close = lines[j].strip()
+        if (close and set(close) == {fence[0]} and len(close) >= len(fence)):
+            return j + 1
+    return len(lines)
+
+
+def _prose_of(unit: str) -> str:
+    """The unit without the parts that are not translated."""
+    out = []
+    lines = unit.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _FENCE.match(line)
+        if m:
+            end = _fence_end([x + "\n" for x in lines], i)
+            info = m.group("info").strip()
+            name = None
+            if info.startswith("{") and "}" in info:
+                name = info[1:info.index("}")]
+            if name is None:
+                # a code block: only its comments are prose
+                for body in lines[i + 1:end - 1]:
+                    if re.match(r"^\s*#|.*\s#\s", body):
+                        out.append(body[body.index("#") + 1:])
+                i = end
+                continue
+            if name in NON_PROSE_DIRECTIVES:
+                i = end
+                continue
+            # directive: its argument and body are prose, options are not
+            out.append(info[len(name) + 2:])
+            for body in lines[i + 1:end - 1]:
+                if not re.match(r"^\s*:[\w-]+:", body):
+                    out.append(body)
+            i = end
+            continue
+        if line.strip().startswith("$$"):
+            i = _fence_end([x + "\n" for x in lines], i)
+            continue
+        out.append(line)
+        i += 1
+    prose = "\n".join(out)
+    prose = re.sub(r"^\s*\([\w:.-]+\)=\s*$", "", prose, flags=re.M)  # labels
+    prose = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", prose)  # roles
+    prose = re.sub(r"`[^`]*`", " ", prose)  # inline code
+    prose = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", prose, flags=re.S)  # math
+    prose = re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]", " ", prose, flags=re.S)
+    prose = re.sub(r"https?://\S+", " ", prose)
+    prose = re.sub(r"<[^>]+>", " ", prose)  # html tags
+    return prose
+
+
+def is_translatable(unit: str) -> bool:
+    """True if ``unit`` has at least one word to translate."""
+    return bool(_WORD.search(_prose_of(unit)))
+
+
+def text_units(text: str) -> list[tuple[str, int]]:
+    """The translation units of a markdown text, with their first line (1-based)."""
+    units = []
+    line = 1
+    for chunk, is_block in split_segments(text):
+        if is_block and is_translatable(chunk):
+            units.append((chunk, line))
+        line += chunk.count("\n")
+    return units
+
+
+def word_count(text: str) -> int:
+    return len(re.findall(r"[A-Za-z][A-Za-z'-]*", _prose_of(text)))
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+
+def documents(root: Path = ROOT) -> list[Path]:
+    """Every source document with prose, relative to ``root``: the files of
+    _toc.yml and the assignments' source notebooks."""
+    root = Path(root)
+    docs = [Path(f) for f in _toc_files(root)]
+    docs += sorted(p.relative_to(root)
+                   for p in (root / "assignments" / "source").glob("*/*.ipynb"))
+    return docs
+
+
+def _toc_files(root: Path) -> list[str]:
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    names = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                names.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in toc.items() if k != "root"})
+    files = []
+    for name in names:
+        for ext in (".ipynb", ".md"):
+            if (root / (name + ext)).is_file():
+                files.append(name + ext)
+                break
+        else:
+            raise ValueError(f"_toc.yml: no .ipynb or .md file for {name!r}")
+    return files
+
+
+def po_path_of(doc: Path | str, root: Path = ROOT) -> Path:
+    """The PO file of a source document (path relative to ``root``)."""
+    doc = Path(doc)
+    if doc.is_absolute():
+        doc = doc.relative_to(root)
+    parts = doc.with_suffix("").parts
+    if parts[:2] == ("assignments", "source"):
+        if len(parts) != 4:
+            raise ValueError(
+                f"doc: an assignment is assignments/source/NAME/NAME.ipynb, got {doc}")
+        parts = ("assignments", parts[3])
+    return Path(root) / LOCALE_DIR / Path(*parts).with_suffix(".po")
+
+
+def document_units(doc: Path | str, root: Path = ROOT) -> list[tuple[str, str]]:
+    """``(msgid, location)`` of every unit of a document, in order."""
+    doc = Path(doc)
+    path = Path(root) / doc
+    rel = doc.as_posix()
+    if doc.suffix == ".ipynb":
+        nb = nbformat.read(path, as_version=4)
+        return [(unit, f"{rel}:{index}")
+                for index, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+                for unit, _ in text_units(cell.source)]
+    if doc.suffix == ".md":
+        return [(unit, f"{rel}:{line}")
+                for unit, line in text_units(path.read_text(encoding="utf-8"))]
+    raise ValueError(f"doc: a .ipynb or .md file, got {doc}")
+
+
+def book_units(root: Path = ROOT) -> list[tuple[str, str, str]]:
+    """``(msgctxt, msgid, location)`` of _config.yml's title and author and
+    _toc.yml's captions."""
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    units = [("title", config["title"], "_config.yml:title"),
+             ("author", config["author"], "_config.yml:author")]
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    for part in toc.get("parts", []):
+        if "caption" in part:
+            units.append(("caption", part["caption"], "_toc.yml:caption"))
+    return units
+
+
+# --------------------------------------------------------------------------
+# PO files
+
+
+@dataclass
+class Entry:
+    msgid: str
+    msgstr: str = ""
+    msgctxt: str | None = None
+    locations: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)  # "# " translator comments
+    extracted: list[str] = field(default_factory=list)  # "#." comments
+    previous: str | None = None  # "#| msgid" of a fuzzy entry
+    obsolete: bool = False
+
+    @property
+    def key(self) -> tuple[str | None, str]:
+        return (self.msgctxt, self.msgid)
+
+    @property
+    def fuzzy(self) -> bool:
+        return "fuzzy" in self.flags
+
+    @property
+    def translated(self) -> bool:
+        return bool(self.msgstr) and not self.fuzzy and not self.obsolete
+
+
+HEADER = (
+    "Project-Id-Version: posenc-book\n"
+    "Report-Msgid-Bugs-To: \n"
+    "PO-Revision-Date: 2026-12-01 00:00+0000\n"
+    "Last-Translator: the book's translators\n"
+    "Language-Team: Chinese (zh_CN)\n"
+    "Language: zh_CN\n"
+    "MIME-Version: 1.0\n"
+    "Content-Type: text/plain; charset=UTF-8\n"
+    "Content-Transfer-Encoding: 8bit\n"
+    "Plural-Forms: nplurals=1; plural=0;\n"
+)
+
+
+def _unquote(s: str) -> str:
+    s = s.strip()
+    if not (len(s) >= 2 and s[0] == '"' and s[-1] == '"'):
+        raise ValueError(f"PO file: a quoted string expected, got {s!r}")
+    return json.loads(s)
+
+
+def _quote_lines(keyword: str, text: str, prefix: str = "") -> list[str]:
+    def q(s):
+        return json.dumps(s, ensure_ascii=False)
+
+    parts = text.splitlines(keepends=True)
+    if len(parts) <= 1:
+        return [f"{prefix}{keyword} {q(text)}"]
+    return [f'{prefix}{keyword} ""'] + [f"{prefix}{q(p)}" for p in parts]
+
+
+def read_po(path: Path | str) -> tuple[str, list[Entry]]:
+    """``(header msgstr, entries)`` of a PO file (no plural forms)."""
+    path = Path(path)
+    header = HEADER
+    entries: list[Entry] = []
+    cur: Entry | None = None
+    field_name = None
+    values: dict[str, str] = {}
+    prev_values: dict[str, str] = {}
+    pending = {"locations": [], "flags": [], "comments": [], "extracted": []}
+
+    def finish():
+        nonlocal cur, header
+        if "msgid" in values:
+            e = Entry(msgid=values["msgid"], msgstr=values.get("msgstr", ""),
+                      msgctxt=values.get("msgctxt"), **{k: list(v) for k, v in
+                                                         pending.items()},
+                      previous=prev_values.get("msgid"),
+                      obsolete=bool(values.get("_obsolete")))
+            if e.msgid == "" and e.msgctxt is None:
+                header = e.msgstr
+            else:
+                entries.append(e)
+        values.clear()
+        prev_values.clear()
+        for v in pending.values():
+            v.clear()
+
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            finish()
+            field_name = None
+            continue
+        obsolete = False
+        if line.startswith("#~"):
+            obsolete = True
+            line = line[2:].strip()
+            if not line:
+                continue
+        if line.startswith("#|"):
+            rest = line[2:].strip()
+            m = re.match(r"^(msgctxt|msgid)\s+(\".*\")$", rest)
+            if m:
+                field_name = "prev_" + m.group(1)
+                prev_values[m.group(1)] = _unquote(m.group(2))
+            elif rest.startswith('"') and field_name and field_name.startswith("prev_"):
+                prev_values[field_name[5:]] += _unquote(rest)
+            continue
+        if line.startswith("#"):
+            if "msgid" in values and field_name and not field_name.startswith("prev_"):
+                finish()
+            if line.startswith("#:"):
+                pending["locations"].extend(line[2:].split())
+            elif line.startswith("#,"):
+                pending["flags"].extend(f.strip() for f in line[2:].split(",") if
+                                        f.strip())
+            elif line.startswith("#."):
+                pending["extracted"].append(line[2:].strip())
+            else:
+                pending["comments"].append(line[1:].strip())
+            continue
+        m = re.match(r"^(msgctxt|msgid|msgstr)\s+(\".*\")$", line)
+        if m:
+            if m.group(1) in ("msgctxt", "msgid") and "msgid" in values:
+                finish()
+            field_name = m.group(1)
+            values[field_name] = _unquote(m.group(2))
+            if obsolete:
+                values["_obsolete"] = "1"
+            continue
+        if line.startswith('"') and field_name in values:
+            values[field_name] += _unquote(line)
+            continue
+        raise ValueError(f"{path}:{n}: cannot parse {raw!r}")
+    finish()
+    return header, entries
+
+
+def write_po(path: Path | str, entries: list[Entry], header: str = HEADER) -> None:
+    """Write a PO file: active entries in order, then obsolete ones. No line
+    wrapping except after newlines, so that a diff shows changed lines."""
+    path = Path(path)
+    out = ["# Chinese translation of the positional-encoding book.",
+           "# Edit the msgstr lines only; run `python tools/i18n.py update` after",
+           "# changing the English sources.",
+           'msgid ""']
+    out += _quote_lines("msgstr", header)[0:]
+    for e in sorted(entries, key=lambda e: e.obsolete):
+        out.append("")
+        prefix = "#~ " if e.obsolete else ""
+        out += [f"# {c}" if c else "#" for c in e.comments]
+        out += [f"#. {c}" for c in e.extracted]
+        if e.locations and not e.obsolete:
+            out.append("#: " + " ".join(e.locations))
+        if e.flags:
+            out.append("#, " + ", ".join(e.flags))
+        if e.previous is not None and not e.obsolete:
+            out += _quote_lines("msgid", e.previous, "#| ")
+        if e.msgctxt is not None:
+            out += _quote_lines("msgctxt", e.msgctxt, prefix)
+        out += _quote_lines("msgid", e.msgid, prefix)
+        out += _quote_lines("msgstr", e.msgstr, prefix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def merge(old: list[Entry], units: list[tuple[str | None, str, str]]) -> list[Entry]:
+    """New entries for ``units`` (``(msgctxt, msgid, location)``), keeping the
+    translations of ``old`` as msgmerge does."""
+    by_key = {e.key: e for e in old}
+    new: dict[tuple, Entry] = {}
+    for ctx, msgid, loc in units:
+        key = (ctx, msgid)
+        if key in new:
+            new[key].locations.append(loc)
+            continue
+        e = Entry(msgid=msgid, msgctxt=ctx, locations=[loc])
+        prior = by_key.get(key)
+        if prior is not None:
+            e.msgstr, e.comments = prior.msgstr, list(prior.comments)
+            e.flags = [f for f in prior.flags if f == "fuzzy"] if prior.msgstr else []
+            e.previous = prior.previous if e.fuzzy else None
+        new[key] = e
+    vanished = [e for e in old if e.key not in new and e.msgstr]
+    used: set[int] = set()
+    for e in new.values():
+        if e.msgstr or not vanished:
+            continue
+        best, best_ratio = None, 0.6
+        for n, v in enumerate(vanished):
+            if n in used or v.msgctxt != e.msgctxt:
+                continue
+            ratio = difflib.SequenceMatcher(None, v.msgid, e.msgid).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = n, ratio
+        if best is not None:
+            used.add(best)
+            v = vanished[best]
+            e.msgstr, e.comments = v.msgstr, list(v.comments)
+            e.flags = ["fuzzy"]
+            e.previous = v.previous if v.fuzzy and v.previous else v.msgid
+    obsolete = [Entry(msgid=v.msgid, msgstr=v.msgstr, msgctxt=v.msgctxt,
+                      comments=list(v.comments), obsolete=True)
+                for n, v in enumerate(vanished) if n not in used]
+    return list(new.values()) + obsolete
+
+
+def po_files(root: Path = ROOT) -> list[Path]:
+    """Every PO file the book needs, in the order of ``documents``."""
+    root = Path(root)
+    return ([po_path_of(d, root) for d in documents(root)]
+            + [root / LOCALE_DIR / BOOK_PO, root / LOCALE_DIR / FIGURES_PO])
+
+
+def update(root: Path = ROOT, out=sys.stdout) -> dict[str, int]:
+    """Write or merge every PO file; return English words per PO file."""
+    root = Path(root)
+    words = {}
+    jobs = [(po_path_of(d, root),
+             [(None, u, loc) for u, loc in document_units(d, root)])
+            for d in documents(root)]
+    jobs.append((root / LOCALE_DIR / BOOK_PO, book_units(root)))
+    for po, units in jobs:
+        header, old = read_po(po) if po.exists() else (HEADER, [])
+        entries = merge(old, units)
+        write_po(po, entries, header)
+        rel = po.relative_to(root).as_posix()
+        words[rel] = sum(word_count(e.msgid) for e in entries if not e.obsolete)
+        print(f"{rel}: {sum(not e.obsolete for e in entries)} units, "
+              f"{words[rel]} words", file=out)
+    figures = root / LOCALE_DIR / FIGURES_PO
+    if not figures.exists():
+        write_po(figures, [])
+    print(f"total: {sum(words.values())} words", file=out)
+    return words
+
+
+def po_stats(path: Path | str) -> dict[str, int]:
+    """Counts as ``msgfmt --statistics`` gives them, plus obsolete entries."""
+    _, entries = read_po(path)
+    active = [e for e in entries if not e.obsolete]
+    return {
+        "translated": sum(e.translated for e in active),
+        "fuzzy": sum(e.fuzzy and bool(e.msgstr) for e in active),
+        "untranslated": sum(not e.msgstr for e in active),
+        "obsolete": len(entries) - len(active),
+        "words_left": sum(word_count(e.msgid) for e in active if not e.translated),
+    }
+
+
+def stats(root: Path = ROOT, out=sys.stdout) -> dict[str, dict[str, int]]:
+    root = Path(root)
+    result = {}
+    for po in po_files(root):
+        rel = po.relative_to(root).as_posix()
+        if not po.exists():
+            raise ValueError(f"{rel} is missing: run `python tools/i18n.py update`")
+        s = result[rel] = po_stats(po)
+        print(f"{rel}: {s['translated']} translated messages, {s['fuzzy']} fuzzy "
+              f"translations, {s['untranslated']} untranslated messages, "
+              f"{s['obsolete']} obsolete ({s['words_left']} English words left)",
+              file=out)
+    total = {k: sum(s[k] for s in result.values())
+             for k in ("translated", "fuzzy", "untranslated", "obsolete", "words_left")}
+    print(f"total: {total}", file=out)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("update", help="write/merge the PO files")
+    sub.add_parser("stats", help="translated/fuzzy/untranslated per PO file")
+    args = parser.parse_args(argv)
+    if args.command == "update":
+        update()
+    elif args.command == "stats":
+        stats()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
