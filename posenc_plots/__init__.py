@@ -16,9 +16,13 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 
+from posenc_plots import i18n
 from posenc_plots._live import Live
 
 __all__ = ["Slider", "Interactive", "Live", "show", "new_live", "all_interactive"]
+
+# Chinese labels (POSENC_LANG=zh_CN) need a font with Chinese glyphs
+i18n.use_language_font()
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,10 @@ class Interactive:
     ``live().update(**values)`` is the figure ``plot(**values)`` returns);
     :func:`show` uses it to answer a slider by rewriting artists instead of
     building a new figure.
+
+    ``labels``: the :class:`posenc_plots.i18n.Labels` table (or tables) of
+    the figure's words, its English slider labels and caption among them;
+    :meth:`text` gives them in the current language.
     """
 
     name: str
@@ -82,11 +90,42 @@ class Interactive:
     sliders: tuple
     caption: str = ""
     live: object = None
+    labels: object = ()
 
     def defaults(self):
         return {
             s.name: (10.0**s.value if s.log else s.value) for s in self.sliders
         }
+
+    def tables(self):
+        """The figure's label tables, as a tuple."""
+        labels = self.labels
+        return (labels,) if isinstance(labels, i18n.Labels) else tuple(labels)
+
+    def text(self, english, lang=None):
+        """An English label of the figure (a slider's, the caption), in
+        ``lang`` (default: ``$POSENC_LANG``)."""
+        if not english:
+            return english
+        for table in self.tables():
+            if english in table.en.values():
+                return table.tr(english, lang)
+        if i18n.language(lang) == "en":
+            return english
+        raise i18n.MissingTranslation(
+            f"{self.name}: {english!r} is in none of its label tables")
+
+    def texts(self, lang=None):
+        """Every label of the figure's tables, ``{key: label}``, in ``lang``
+        (what the in-page figure draws with)."""
+        out = {}
+        for table in self.tables():
+            for key, value in table.get(lang).items():
+                if key in out:
+                    raise ValueError(f"{self.name}: two tables have a "
+                                     f"label {key!r}")
+                out[key] = value
+        return out
 
 
 def show(figure):
@@ -105,7 +144,7 @@ def show(figure):
 
     controls = {}
     for s in figure.sliders:
-        label = s.label or s.name
+        label = figure.text(s.label) or s.name
         common = {"description": label, "step": s.step,
                   "style": {"description_width": "initial"},
                   "continuous_update": s.continuous}

@@ -2,8 +2,10 @@
 
 The attention weights are computed with :func:`posenc_core.self_attention`
 and the position encodings with :func:`posenc_core.sinusoidal_encoding`;
-this module only draws them. Words are labelled in pinyin/English because
-the default matplotlib fonts have no Chinese glyphs.
+this module only draws them. In English the words are labelled in
+pinyin/English; the Chinese edition (``POSENC_LANG=zh_CN``) shows the
+source's own words. Every label is in one :class:`~posenc_plots.i18n.Labels`
+table per figure.
 """
 
 import matplotlib.pyplot as plt
@@ -11,8 +13,10 @@ import numpy as np
 
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
+from posenc_plots.i18n import Labels
 
 __all__ = [
+    "WORDS",
     "TICKET_WORDS",
     "FIRST",
     "SECOND",
@@ -27,12 +31,57 @@ __all__ = [
     "INTERACTIVE",
 ]
 
-#: The words of the source's example (沈阳, 到, 广州, 的, 机票).
-TICKET_WORDS = ("Shenyang", "to", "Guangzhou", "de", "ticket")
+#: The words of the source's example (沈阳, 到, 广州, 的, 机票), as labelled.
+WORDS = Labels("ch01_order:words", {
+    "word_0": "Shenyang", "word_1": "to", "word_2": "Guangzhou",
+    "word_3": "de", "word_4": "ticket"})
+#: The words of the source's example, in English (:data:`WORDS`).
+TICKET_WORDS = tuple(WORDS.en.values())
 #: "沈阳 到 广州 的 机票" (tickets from Shenyang to Guangzhou), as word ids.
 FIRST = (0, 1, 2, 3, 4)
 #: "广州 到 沈阳 的 机票" (tickets from Guangzhou to Shenyang), as word ids.
 SECOND = (2, 1, 0, 3, 4)
+
+
+def _words(words):
+    """``words``, or the ticket words in the current language."""
+    return tuple(WORDS.get().values()) if words is None else words
+
+
+_QUERY_WEIGHTS = Labels("ch01_order:plot_query_weights", {
+    "first": "Shenyang to Guangzhou",
+    "second": "Guangzhou to Shenyang",
+    "ylabel": "attention weight",
+})
+
+_ENCODING_VS_ORDER = Labels("ch01_order:plot_encoding_vs_order", {
+    "plain_first": "Shenyang to Guangzhou, no encoding",
+    "plain_second": "Guangzhou to Shenyang, no encoding",
+    "encoded_first": "Shenyang to Guangzhou, with encoding",
+    "encoded_second": "Guangzhou to Shenyang, with encoding",
+    "reordered_plain": "reordered, no encoding",
+    "added": "encoding added, same phrase",
+    "reordered_encoded": "reordered, with encoding",
+    "title_weights": "attention weights",
+    "title_changes": "size of each change",
+    "ylabel_weights": "attention weight",
+    "ylabel_changes": "absolute change in weight",
+})
+
+_ATTENTION = Labels("ch01_order:attention_with_position", {
+    "first": "Shenyang to Guangzhou",
+    "second": "Guangzhou to Shenyang",
+    "difference": "|difference|, max {max:.2f}",
+    "xlabel": "key word",
+    "ylabel": "query word",
+    "suptitle": ("amplitude of the position encoding = {amplitude:g}, "
+                 "d_model = {d_model}"),
+    "amplitude": "amplitude of the position encoding",
+    "d_model": "d_model",
+    "caption": ("Attention weights of the two phrases, indexed by word. "
+                "With amplitude 0 they are equal; position makes them "
+                "differ."),
+})
 
 
 def random_parameters(n_words, d_model, d_k, seed=0):
@@ -79,7 +128,7 @@ def ticket_weights(amplitude=1.0, d_model=16, *, seed=0):
     return A_first, A_second[np.ix_(slot, slot)]
 
 
-def plot_query_weights(weights_first, weights_second, words=TICKET_WORDS, *,
+def plot_query_weights(weights_first, weights_second, words=None, *,
                        title="", ax=None):
     """Grouped bars: the weights one query gives each word, in two phrases.
 
@@ -88,13 +137,14 @@ def plot_query_weights(weights_first, weights_second, words=TICKET_WORDS, *,
     weights_first, weights_second : array_like, shape (n_words,)
         Weight on each word (in the order of ``words``) in each phrase.
     """
+    text, words = _QUERY_WEIGHTS.get(), _words(words)
     if ax is None:
         fig, ax = plt.subplots(figsize=(5, 3))
     x = np.arange(len(words))
-    ax.bar(x - 0.2, weights_first, width=0.4, label="Shenyang to Guangzhou")
-    ax.bar(x + 0.2, weights_second, width=0.4, label="Guangzhou to Shenyang")
+    ax.bar(x - 0.2, weights_first, width=0.4, label=text["first"])
+    ax.bar(x + 0.2, weights_second, width=0.4, label=text["second"])
     ax.set_xticks(x, words)
-    ax.set_ylabel("attention weight")
+    ax.set_ylabel(text["ylabel"])
     ax.set_ylim(0, 1)
     ax.set_title(title)
     ax.legend(fontsize="small", loc="upper left")
@@ -102,7 +152,7 @@ def plot_query_weights(weights_first, weights_second, words=TICKET_WORDS, *,
 
 
 def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
-                           encoded_second, words=TICKET_WORDS, *, ax=None):
+                           encoded_second, words=None, *, ax=None):
     """Separate what adding the encoding changes from what reordering changes.
 
     Left panel: the weights one query gives each word, without the encoding
@@ -122,8 +172,8 @@ def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
 shape (n_words,)
         The query's weight on each word, in the order of ``words``: without
         the encoding in the first and the second phrase, then with it.
-    words : sequence of str
-        Tick labels, one per word.
+    words : sequence of str, optional
+        Tick labels, one per word (default: the ticket words).
     ax : sequence of two Axes, optional
         Where to draw the weights and the changes.
 
@@ -131,6 +181,7 @@ shape (n_words,)
     -------
     matplotlib.figure.Figure
     """
+    text, words = _ENCODING_VS_ORDER.get(), _words(words)
     if ax is None:
         fig, ax = plt.subplots(1, 2, figsize=(11, 3.4),
                                constrained_layout=True)
@@ -139,26 +190,25 @@ shape (n_words,)
     plain_first, plain_second, encoded_first, encoded_second = series
     x = np.arange(len(words))
     bars = (
-        (plain_first, "Shenyang to Guangzhou, no encoding", "0.75"),
-        (plain_second, "Guangzhou to Shenyang, no encoding", "0.45"),
-        (encoded_first, "Shenyang to Guangzhou, with encoding", "C0"),
-        (encoded_second, "Guangzhou to Shenyang, with encoding", "C1"),
+        (plain_first, text["plain_first"], "0.75"),
+        (plain_second, text["plain_second"], "0.45"),
+        (encoded_first, text["encoded_first"], "C0"),
+        (encoded_second, text["encoded_second"], "C1"),
     )
     for k, (heights, label, color) in enumerate(bars):
         ax[0].bar(x + (k - 1.5) * 0.2, heights, width=0.2, label=label,
                   color=color)
     changes = (
-        (np.abs(plain_second - plain_first), "reordered, no encoding", "0.45"),
-        (np.abs(encoded_first - plain_first),
-         "encoding added, same phrase", "C2"),
-        (np.abs(encoded_second - encoded_first),
-         "reordered, with encoding", "C1"),
+        (np.abs(plain_second - plain_first), text["reordered_plain"], "0.45"),
+        (np.abs(encoded_first - plain_first), text["added"], "C2"),
+        (np.abs(encoded_second - encoded_first), text["reordered_encoded"],
+         "C1"),
     )
     for k, (heights, label, color) in enumerate(changes):
         ax[1].bar(x + (k - 1) * 0.27, heights, width=0.27, label=label,
                   color=color)
-    titles = ("attention weights", "size of each change")
-    ylabels = ("attention weight", "absolute change in weight")
+    titles = (text["title_weights"], text["title_changes"])
+    ylabels = (text["ylabel_weights"], text["ylabel_changes"])
     for axis, title, ylabel in zip(ax, titles, ylabels, strict=True):
         axis.set_xticks(x, words)
         axis.set_ylim(0, 1)
@@ -167,7 +217,7 @@ shape (n_words,)
         axis.legend(fontsize="x-small", loc="upper left")
     return ax[0].figure
 
-def plot_order_heatmaps(A_first, A_second, words=TICKET_WORDS, *, ax=None):
+def plot_order_heatmaps(A_first, A_second, words=None, *, ax=None):
     """Three heatmaps: both phrases' weights by word, and their difference.
 
     Parameters
@@ -176,7 +226,7 @@ def plot_order_heatmaps(A_first, A_second, words=TICKET_WORDS, *, ax=None):
         Attention weights, both indexed by word (see :func:`ticket_weights`).
     ax : sequence of three Axes, optional
     """
-    return _OrderHeatmaps(words, ax).update(A_first, A_second)
+    return _OrderHeatmaps(_words(words), ax).update(A_first, A_second)
 
 
 class _OrderHeatmaps:
@@ -185,6 +235,7 @@ class _OrderHeatmaps:
     _STYLE = (("viridis", 1.0), ("viridis", 1.0), ("magma", 0.5))
 
     def __init__(self, words, ax=None):
+        self.text = text = _ATTENTION.get()
         if ax is None:
             fig, ax = plt.subplots(1, 3, figsize=(11, 4),
                                    constrained_layout=True)
@@ -196,20 +247,21 @@ class _OrderHeatmaps:
                                            vmin=0.0, vmax=vmax))
             axis.set_xticks(ticks, words, rotation=45, ha="right")
             axis.set_yticks(ticks, words)
-            axis.set_xlabel("key word")
+            axis.set_xlabel(text["xlabel"])
             self.texts.append([
                 axis.text(c, r, "", ha="center", va="center",
                           fontsize="x-small")
                 for r, c in np.ndindex(n, n)])
-        ax[0].set_ylabel("query word")
+        ax[0].set_ylabel(text["ylabel"])
 
     def update(self, A_first, A_second):
         A_first, A_second = np.asarray(A_first), np.asarray(A_second)
         diff = np.abs(A_first - A_second)
+        text = self.text
         panels = (
-            (A_first, "Shenyang to Guangzhou", "viridis", 1.0),
-            (A_second, "Guangzhou to Shenyang", "viridis", 1.0),
-            (diff, f"|difference|, max {diff.max():.2f}", "magma", 0.5),
+            (A_first, text["first"], "viridis", 1.0),
+            (A_second, text["second"], "viridis", 1.0),
+            (diff, text["difference"].format(max=diff.max()), "magma", 0.5),
         )
         for axis, image, texts, (data, title, _, vmax) in zip(
                 self.ax, self.images, self.texts, panels, strict=True):
@@ -233,15 +285,16 @@ def attention_with_position(amplitude=1.0, d_model=16, *, ax=None):
 def live_attention(ax=None):
     """:func:`attention_with_position`, built once: a
     :class:`posenc_plots.Live` whose ``update(amplitude, d_model)`` draws."""
-    heatmaps = _OrderHeatmaps(TICKET_WORDS, ax)
+    heatmaps = _OrderHeatmaps(_words(None), ax)
+    text = heatmaps.text
     fig = heatmaps.ax[0].figure
     # the layout places the suptitle once; later updates change its text
     suptitle = fig.suptitle(" ", fontsize="medium")
 
     def update(amplitude=1.0, d_model=16):
         heatmaps.update(*ticket_weights(amplitude, int(d_model)))
-        suptitle.set_text(f"amplitude of the position encoding = "
-                          f"{amplitude:g}, d_model = {int(d_model)}")
+        suptitle.set_text(text["suptitle"].format(amplitude=amplitude,
+                                                  d_model=int(d_model)))
 
     return Live(fig, update)
 
@@ -251,12 +304,12 @@ ATTENTION_WITH_POSITION = Interactive(
     plot=attention_with_position,
     sliders=(
         Slider("amplitude", 0.0, 3.0, 0.1, 1.0,
-               label="amplitude of the position encoding"),
-        Slider("d_model", 4, 64, 2, 16, label="d_model"),
+               label=_ATTENTION.en["amplitude"]),
+        Slider("d_model", 4, 64, 2, 16, label=_ATTENTION.en["d_model"]),
     ),
-    caption=("Attention weights of the two phrases, indexed by word. "
-             "With amplitude 0 they are equal; position makes them differ."),
+    caption=_ATTENTION.en["caption"],
     live=live_attention,
+    labels=(_ATTENTION, WORDS),
 )
 
 INTERACTIVE = (ATTENTION_WITH_POSITION,)

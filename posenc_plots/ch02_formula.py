@@ -11,6 +11,7 @@ from matplotlib.ticker import MaxNLocator
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
 from posenc_plots._live import set_image
+from posenc_plots.i18n import Labels
 
 __all__ = [
     "plot_encoding_heatmap",
@@ -26,24 +27,73 @@ __all__ = [
 #: Number of positions shown by :func:`explore_encoding`.
 N_POSITIONS = 100
 
+#: The labels of the panels (each plotting function draws one of them).
+_HEATMAP = Labels("ch02_formula:plot_encoding_heatmap", {
+    "xlabel": "dimension",
+    "ylabel": "position",
+    # titles the chapter's code passes in, translated when shown
+    "interleaved": "interleaved (paper)",
+    "concatenated": "concatenated [sin | cos]",
+})
+_WAVES = Labels("ch02_formula:plot_waves", {
+    "xlabel": "position",
+    "ylabel": "value",
+    "dim": "dim {dim}",
+})
+_VECTOR = Labels("ch02_formula:plot_vector", {
+    "sin": "sin (even)",
+    "cos": "cos (odd)",
+    "xlabel": "dimension",
+    "ylabel": "value",
+})
+_EXPLORE = Labels("ch02_formula:explore_encoding", {
+    "xlabel_heatmap": "dimension",
+    "ylabel_heatmap": "position",
+    "xlabel_waves": "position",
+    "ylabel_waves": "value",
+    "dim": "dim {dim}",
+    "sin": "sin (even)",
+    "cos": "cos (odd)",
+    "xlabel_vector": "dimension",
+    "ylabel_vector": "value",
+    "title_heatmap": "d_model = {d_model}, base = {base:.3g}",
+    "title_vector": "PE({pos})",
+    "d_model": "d_model",
+    "base": "base",
+    "pos": "pos",
+    "caption": ("The encoding matrix, a few of its columns as waves, and "
+                "the encoding vector of one position."),
+})
+
+
+def _texts(table, prefix, keys, text=None):
+    """``{key: label}`` of one panel, from its own table or, in the
+    three-panel figure, from ``text`` (keys ``<key>_<prefix>`` or ``<key>``)."""
+    if text is None:
+        return {k: table[k] for k in keys}
+    return {k: text.get(f"{k}_{prefix}", text.get(k)) for k in keys}
+
 
 class _Heatmap:
     """The artists of :func:`plot_encoding_heatmap`, to draw data into."""
 
-    def __init__(self, ax, pos_line):
+    def __init__(self, ax, pos_line, text=None):
         self.ax = ax
+        text = _texts(_HEATMAP, "heatmap", ("xlabel", "ylabel"), text)
         self.image = ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", vmin=-1.0,
                                vmax=1.0, aspect="auto",
                                interpolation="nearest")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("dimension")
-        ax.set_ylabel("position")
+        ax.set_xlabel(text["xlabel"])
+        ax.set_ylabel(text["ylabel"])
         self.line = (ax.axhline(0, color="black", linewidth=1) if pos_line
                      else None)
         ax.figure.colorbar(self.image, ax=ax, shrink=0.9)
 
     def update(self, P, title="", pos=None):
         set_image(self.image, P)
+        if title in _HEATMAP.en.values():  # a title the chapter passes
+            title = _HEATMAP.tr(title)
         if title:
             self.ax.set_title(title, fontsize="medium")
         if self.line is not None:
@@ -70,16 +120,19 @@ class _Waves:
     """The artists of :func:`plot_waves`; lines are remade when their
     number changes, otherwise given the new columns and labels."""
 
-    def __init__(self, ax):
+    def __init__(self, ax, text=None):
         self.ax, self.key, self.curves, self.dots = ax, None, [], []
         self.line = None
-        ax.set_xlabel("position")
-        ax.set_ylabel("value")
+        self.text = text = _texts(_WAVES, "waves", ("xlabel", "ylabel", "dim"),
+                                  text)
+        ax.set_xlabel(text["xlabel"])
+        ax.set_ylabel(text["ylabel"])
         ax.set_ylim(-1.1, 1.6)
 
     def update(self, positions, P, dims, pos=None, points=None):
         ax = self.ax
         P = np.asarray(P)
+        dim_label = self.text["dim"]
         key = (len(dims), points is None, pos is None)
         if key != self.key:  # new set of lines: remake them all, in order
             self.key = key
@@ -88,7 +141,8 @@ class _Waves:
             ax.set_prop_cycle(None)  # colours from C0 again
             self.curves, self.dots = [], []
             for dim in dims:
-                (line,) = ax.plot(positions, P[:, dim], label=f"dim {dim}")
+                (line,) = ax.plot(positions, P[:, dim],
+                                  label=dim_label.format(dim=dim))
                 self.curves.append(line)
                 if points is not None:
                     self.dots.append(ax.plot(
@@ -103,8 +157,9 @@ class _Waves:
             texts = ax.get_legend().get_texts()
             for line, text, dim in zip(self.curves, texts, dims, strict=True):
                 line.set_data(positions, P[:, dim])
-                line.set_label(f"dim {dim}")
-                text.set_text(f"dim {dim}")
+                label = dim_label.format(dim=dim)
+                line.set_label(label)
+                text.set_text(label)
             for line, dim in zip(self.dots, dims if self.dots else (),
                                  strict=True):
                 line.set_data(points[0], np.asarray(points[1])[:, dim])
@@ -139,16 +194,18 @@ def plot_waves(positions, P, dims, *, pos=None, points=None, ax=None):
 class _Vector:
     """The artists of :func:`plot_vector`, to draw a vector into."""
 
-    def __init__(self, ax):
+    def __init__(self, ax, text=None):
         self.ax = ax
+        text = _texts(_VECTOR, "vector", ("sin", "cos", "xlabel", "ylabel"),
+                      text)
         self.stems = ax.vlines([], 0.0, [], color="gray", linewidth=1)
-        (self.sin,) = ax.plot([], [], "o", markersize=3, label="sin (even)")
-        (self.cos,) = ax.plot([], [], "s", markersize=3, label="cos (odd)")
+        (self.sin,) = ax.plot([], [], "o", markersize=3, label=text["sin"])
+        (self.cos,) = ax.plot([], [], "s", markersize=3, label=text["cos"])
         ax.axhline(0.0, color="black", linewidth=0.5)
         ax.set_ylim(-1.1, 1.6)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("dimension")
-        ax.set_ylabel("value")
+        ax.set_xlabel(text["xlabel"])
+        ax.set_ylabel(text["ylabel"])
         ax.legend(fontsize="small", loc="upper center", ncol=2)
 
     def update(self, vector, title=""):
@@ -213,7 +270,9 @@ def live_encoding(ax=None):
     if ax is None:
         fig, ax = plt.subplots(1, 3, figsize=(13, 3.6),
                                constrained_layout=True)
-    heat, waves, vector = _Heatmap(ax[0], True), _Waves(ax[1]), _Vector(ax[2])
+    text = _EXPLORE.get()
+    heat = _Heatmap(ax[0], True, text)
+    waves, vector = _Waves(ax[1], text), _Vector(ax[2], text)
     fine = np.linspace(0.0, N_POSITIONS - 1, 397)
     cache = {}
 
@@ -225,10 +284,10 @@ def live_encoding(ax=None):
                                                 base=base)
             cache["fine"] = pc.sinusoidal_encoding(fine, d_model, base=base)
         P = cache["P"]
-        heat.update(P, pos=pos,
-                    title=f"d_model = {d_model}, base = {base:.3g}")
+        heat.update(P, pos=pos, title=text["title_heatmap"].format(
+            d_model=d_model, base=base))
         waves.update(fine, cache["fine"], wave_dimensions(d_model), pos=pos)
-        vector.update(P[pos], title=f"PE({pos})")
+        vector.update(P[pos], title=text["title_vector"].format(pos=pos))
 
     return Live(ax[0].figure, update)
 
@@ -237,15 +296,16 @@ EXPLORE_ENCODING = Interactive(
     name="explore_encoding",
     plot=explore_encoding,
     sliders=(
-        Slider("d_model", 2, 256, 2, 64, label="d_model", continuous=True),
-        Slider("base", 0.5, 6.0, 0.25, 4.0, label="base", log=True,
+        Slider("d_model", 2, 256, 2, 64, label=_EXPLORE.en["d_model"],
                continuous=True),
-        Slider("pos", 0, N_POSITIONS - 1, 1, 20, label="pos",
+        Slider("base", 0.5, 6.0, 0.25, 4.0, label=_EXPLORE.en["base"],
+               log=True, continuous=True),
+        Slider("pos", 0, N_POSITIONS - 1, 1, 20, label=_EXPLORE.en["pos"],
                continuous=True),
     ),
-    caption=("The encoding matrix, a few of its columns as waves, and the "
-             "encoding vector of one position."),
+    caption=_EXPLORE.en["caption"],
     live=live_encoding,
+    labels=_EXPLORE,
 )
 
 INTERACTIVE = (EXPLORE_ENCODING,)

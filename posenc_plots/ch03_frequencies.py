@@ -10,6 +10,7 @@ import numpy as np
 
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
+from posenc_plots.i18n import Labels
 
 __all__ = [
     "plot_waves",
@@ -23,6 +24,51 @@ __all__ = [
     "DISTANCE",
     "INTERACTIVE",
 ]
+
+
+_WAVES = Labels("ch03_frequencies:plot_waves", {
+    "line": r"$i={i}$, $\lambda_i={wavelength:,.1f}$",
+    "xlabel": "position pos",
+    "ylabel": r"$\sin(\mathrm{pos}\,\omega_i)$",
+    "title": "sine column 2i of a few pairs (d_model={d_model}, base={base})",
+})
+_WAVELENGTHS = Labels("ch03_frequencies:ch03_wavelengths", {
+    "bound": r"$2\pi\cdot$base (never reached)",
+    "xlabel": "pair index i",
+    "ylabel": r"wavelength $\lambda_i$ (positions)",
+    "fast": "wavelength <= {seq_len:g} ({count} pairs)",
+    "slow": "wavelength > {seq_len:g} ({count} pairs)",
+    "title": ("d_model={d_model}, base={base}: longest wavelength "
+              "{longest:,.1f}"),
+    "d_model": "d_model",
+    "base": "base",
+    "seq_len": "sequence length",
+    "caption": ("Wavelength of each sin/cos pair; pairs longer than the "
+                "sequence are drawn in orange."),
+})
+_BY_BASE = Labels("ch03_frequencies:plot_wavelengths_by_base", {
+    "line": "base={base}: {count} pairs longer than {seq_len:g}",
+    "xlabel": "pair index i",
+    "ylabel": r"wavelength $\lambda_i$ (positions)",
+    "title": "d_model={d_model}; dotted line: {seq_len:g} positions",
+})
+_MATRIX = Labels("ch03_frequencies:plot_distance_matrix", {
+    "colorbar": "distance",
+    "xlabel": "position pos + Δ",
+    "ylabel": "position pos",
+    "title": "d_model={d_model}, base={base}",
+})
+_DISTANCE = Labels("ch03_frequencies:ch03_distance", {
+    "xlabel": r"shift $\Delta$",
+    "ylabel": r"$\Vert PE(\Delta) - PE(0) \Vert$",
+    "neighbour": "neighbour distance {distance:.3f}",
+    "nearest": "nearest: Δ={nearest}, distance {distance:.3f}",
+    "title": "d_model={d_model}, base={base}",
+    "d_model": "d_model",
+    "base": "base",
+    "caption": "Distance between two positions Δ apart, for shifts up to "
+               "1,000.",
+})
 
 
 def _axes(ax, figsize):
@@ -49,19 +95,19 @@ def plot_waves(*, d_model=512, base=10000.0, pairs=(0, 32, 64, 128),
     ``posenc_core.sinusoidal_encoding(x, d_model, base=base)`` where ``x``
     is its x-data.
     """
+    text = _WAVES.get()
     fig, ax = _axes(ax, (8, 3.2))
     x = np.linspace(0, n_positions - 1, 20 * n_positions)
     P = pc.sinusoidal_encoding(x, d_model, base=base)
     lam = pc.wavelengths(d_model, base=base)
     for i in pairs:
         ax.plot(x, P[:, 2 * i], lw=1.2,
-                label=rf"$i={i}$, $\lambda_i={lam[i]:,.1f}$")
-    ax.set_xlabel("position pos")
-    ax.set_ylabel(r"$\sin(\mathrm{pos}\,\omega_i)$")
+                label=text["line"].format(i=i, wavelength=lam[i]))
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     ax.set_ylim(-1.1, 1.1)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
-    ax.set_title(f"sine column 2i of a few pairs (d_model={d_model}, "
-                 f"base={_fmt(base)})")
+    ax.set_title(text["title"].format(d_model=d_model, base=_fmt(base)))
     return fig
 
 
@@ -81,17 +127,18 @@ def plot_wavelengths(*, d_model=512, base=10000.0, seq_len=512, ax=None):
 
 def live_wavelengths(ax=None):
     """:func:`plot_wavelengths`, built once: a :class:`posenc_plots.Live`."""
+    text = _WAVELENGTHS.get()
     fig, ax = _axes(ax, (8, 3.6))
     (curve,) = ax.plot([], [], color="0.6", lw=1, zorder=1)
     fast = ax.scatter([], [], s=10, color="C0", zorder=2, label=" ")
     slow = ax.scatter([], [], s=10, color="C1", zorder=2, label=" ")
     ax.axhline(2 * np.pi, color="k", ls="--", lw=0.8)
     bound = ax.axhline(1.0, color="C3", ls="--", lw=0.8,
-                       label=r"$2\pi\cdot$base (never reached)")
+                       label=text["bound"])
     seq = ax.axhline(1.0, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
-    ax.set_xlabel("pair index i")
-    ax.set_ylabel(r"wavelength $\lambda_i$ (positions)")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     legend = ax.legend(loc="upper left", fontsize="small")
 
     def update(d_model=512, base=10000.0, seq_len=512):
@@ -102,17 +149,16 @@ def live_wavelengths(ax=None):
         fast.set_offsets(np.column_stack([i[~is_slow], lam[~is_slow]]))
         slow.set_offsets(np.column_stack([i[is_slow], lam[is_slow]]))
         labels = (
-            f"wavelength <= {seq_len:g} ({int((~is_slow).sum())} pairs)",
-            f"wavelength > {seq_len:g} ({int(is_slow.sum())} pairs)")
-        for artist, text, label in zip((fast, slow), legend.get_texts(),
-                                       labels, strict=False):
+            text["fast"].format(seq_len=seq_len, count=int((~is_slow).sum())),
+            text["slow"].format(seq_len=seq_len, count=int(is_slow.sum())))
+        for artist, entry, label in zip((fast, slow), legend.get_texts(),
+                                        labels, strict=False):
             artist.set_label(label)
-            text.set_text(label)
+            entry.set_text(label)
         bound.set_ydata([2 * np.pi * base] * 2)
         seq.set_ydata([seq_len] * 2)
-        ax.set_title(
-            f"d_model={d_model}, base={_fmt(base)}: "
-            f"longest wavelength {lam[-1]:,.1f}")
+        ax.set_title(text["title"].format(d_model=d_model, base=_fmt(base),
+                                          longest=lam[-1]))
         ax.relim()
         ax.autoscale_view()
 
@@ -126,18 +172,19 @@ def plot_wavelengths_by_base(*, bases=(100.0, 10000.0, 1000000.0),
     Line ``r`` has y-data ``posenc_core.wavelengths(d_model,
     base=bases[r])``; a dotted line marks ``seq_len``.
     """
+    text = _BY_BASE.get()
     fig, ax = _axes(ax, (8, 3.6))
     for base in bases:
         lam = pc.wavelengths(d_model, base=base)
         n_slow = int((lam > seq_len).sum())
         ax.plot(np.arange(lam.size), lam,
-                label=f"base={_fmt(base)}: {n_slow} pairs longer than "
-                      f"{seq_len:g}")
+                label=text["line"].format(base=_fmt(base), count=n_slow,
+                                          seq_len=seq_len))
     ax.axhline(seq_len, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
-    ax.set_xlabel("pair index i")
-    ax.set_ylabel(r"wavelength $\lambda_i$ (positions)")
-    ax.set_title(f"d_model={d_model}; dotted line: {seq_len:g} positions")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    ax.set_title(text["title"].format(d_model=d_model, seq_len=seq_len))
     ax.legend(loc="upper left", fontsize="small")
     return fig
 
@@ -150,15 +197,16 @@ def plot_distance_matrix(*, n_positions=128, d_model=512, base=10000.0,
     rows of ``posenc_core.sinusoidal_encoding(n_positions, d_model,
     base=base)``.
     """
+    text = _MATRIX.get()
     fig, ax = _axes(ax, (4.6, 3.8))
     P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
     sq = (P**2).sum(axis=1)
     D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * P @ P.T, 0.0))
     im = ax.imshow(D, cmap="viridis", origin="upper")
-    fig.colorbar(im, ax=ax, label="distance")
-    ax.set_xlabel("position pos + Δ")
-    ax.set_ylabel("position pos")
-    ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
+    fig.colorbar(im, ax=ax, label=text["colorbar"])
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    ax.set_title(text["title"].format(d_model=d_model, base=_fmt(base)))
     return fig
 
 
@@ -183,6 +231,7 @@ def live_distance_profile(ax=None, *, n_positions=1000):
 
     Returns a :class:`posenc_plots.Live`.
     """
+    text = _DISTANCE.get()
     fig, ax = _axes(ax, (8, 3.2))
     k = np.arange(n_positions)
     (curve,) = ax.plot([], [], lw=0.8)
@@ -190,8 +239,8 @@ def live_distance_profile(ax=None, *, n_positions=1000):
         neighbour = ax.axhline(0.0, color="k", ls="--", lw=0.8, label=" ")
         (point,) = ax.plot([], [], "o", color="C3", label=" ")
         legend = ax.legend(loc="lower right", fontsize="small")
-    ax.set_xlabel(r"shift $\Delta$")
-    ax.set_ylabel(r"$\Vert PE(\Delta) - PE(0) \Vert$")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
 
     def update(d_model=512, base=10000.0):
         P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
@@ -201,18 +250,19 @@ def live_distance_profile(ax=None, *, n_positions=1000):
             nearest = 1 + int(np.argmin(dist[1:]))
             neighbour.set_ydata([dist[1]] * 2)
             point.set_data([nearest], [dist[nearest]])
-            labels = (f"neighbour distance {dist[1]:.3f}",
-                      f"nearest: Δ={nearest}, distance {dist[nearest]:.3f}")
-            for artist, text, label in zip((neighbour, point),
-                                           legend.get_texts(), labels,
-                                           strict=True):
+            labels = (text["neighbour"].format(distance=dist[1]),
+                      text["nearest"].format(nearest=nearest,
+                                             distance=dist[nearest]))
+            for artist, entry, label in zip((neighbour, point),
+                                            legend.get_texts(), labels,
+                                            strict=True):
                 artist.set_label(label)
-                text.set_text(label)
+                entry.set_text(label)
         ax.set_autoscaley_on(True)
         ax.relim()
         ax.autoscale_view()
         ax.set_ylim(bottom=0)
-        ax.set_title(f"d_model={d_model}, base={_fmt(base)}")
+        ax.set_title(text["title"].format(d_model=d_model, base=_fmt(base)))
 
     return Live(fig, update)
 
@@ -221,16 +271,16 @@ WAVELENGTHS = Interactive(
     name="ch03_wavelengths",
     plot=plot_wavelengths,
     sliders=(
-        Slider("d_model", 8, 1024, 8, 512, label="d_model",
+        Slider("d_model", 8, 1024, 8, 512, label=_WAVELENGTHS.en["d_model"],
                continuous=True),
-        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True,
-               continuous=True),
-        Slider("seq_len", 64, 8192, 64, 512, label="sequence length",
-               continuous=True),
+        Slider("base", 0.25, 6, 0.25, 4, label=_WAVELENGTHS.en["base"],
+               log=True, continuous=True),
+        Slider("seq_len", 64, 8192, 64, 512,
+               label=_WAVELENGTHS.en["seq_len"], continuous=True),
     ),
-    caption="Wavelength of each sin/cos pair; pairs longer than the "
-            "sequence are drawn in orange.",
+    caption=_WAVELENGTHS.en["caption"],
     live=live_wavelengths,
+    labels=_WAVELENGTHS,
 )
 
 DISTANCE = Interactive(
@@ -238,13 +288,13 @@ DISTANCE = Interactive(
     plot=plot_distance_profile,
     live=live_distance_profile,
     sliders=(
-        Slider("d_model", 2, 512, 2, 64, label="d_model",
+        Slider("d_model", 2, 512, 2, 64, label=_DISTANCE.en["d_model"],
                continuous=True),
-        Slider("base", 0.25, 6, 0.25, 4, label="base", log=True,
-               continuous=True),
+        Slider("base", 0.25, 6, 0.25, 4, label=_DISTANCE.en["base"],
+               log=True, continuous=True),
     ),
-    caption="Distance between two positions Δ apart, for shifts up to "
-            "1,000.",
+    caption=_DISTANCE.en["caption"],
+    labels=_DISTANCE,
 )
 
 INTERACTIVE = (WAVELENGTHS, DISTANCE)

@@ -11,6 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
+from posenc_plots.i18n import Labels
 
 __all__ = [
     "plot_counter_and_encoding",
@@ -21,6 +22,42 @@ __all__ = [
     "POSITION",
     "INTERACTIVE",
 ]
+
+
+_COUNTER = Labels("ch04_binary:plot_counter_and_encoding", {
+    "title_bits": "bits of pos ({n_bits}-bit counter)",
+    "xlabel_bits": "bit j (0 = least significant)",
+    "ylabel": "position pos",
+    "title_encoding": "sinusoidal encoding (d_model={d_model})",
+    "xlabel_encoding": "dimension (0 = fastest)",
+})
+_BIT_WAVES = Labels("ch04_binary:plot_bit_waves", {
+    "bit": "bit {j}",
+    "wave": r"$(1-\sin(\pi(\mathrm{{pos}}+1/2)/2^{j}))/2$",
+    "ylabel": "bit {j}\nperiod {period}",
+    "xlabel": "position pos",
+    "title": "bits of a counter are square waves whose periods double",
+})
+_POSITION = Labels("ch04_binary:ch04_position", {
+    "xlabel_bits": "bit j (0 = least significant)",
+    "ylabel_bits": "bit value",
+    "xlabel_encoding": "dimension (blue: sin, orange: cos)",
+    "ylabel_encoding": "value",
+    "title_bits": "pos={pos}: bits {bits} (written most significant first)",
+    "title_overflow": ("pos={pos}: the {n_bits}-bit counter rolls over\n"
+                       "and shows {shown} = {bits}"),
+    "title_encoding": "PE(pos={pos}), d_model={d_model}, base={base:g}",
+    "pos": "pos",
+    "n_bits": "bits",
+    "d_model": "d_model",
+    "caption": "The bits of pos and its sinusoidal encoding side by side.",
+})
+_STEPS = Labels("ch04_binary:plot_neighbour_steps", {
+    "bits": "bits ({n_bits}-bit counter)",
+    "sinusoidal": "sinusoidal (d_model={d_model})",
+    "xlabel": "position pos",
+    "ylabel": "distance to pos + 1",
+})
 
 
 def _pair_of_axes(ax, figsize):
@@ -41,19 +78,20 @@ def plot_counter_and_encoding(*, n_positions=64, n_bits=6, d_model=12,
     ``posenc_core.sinusoidal_encoding(n_positions, d_model, base=base)``.
     One row per position in both; the image arrays are these matrices.
     """
+    text = _COUNTER.get()
     fig, (ax_b, ax_p) = _pair_of_axes(ax, (9, 4.2))
     B = pc.binary_encoding(n_positions, n_bits)
     P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
     ax_b.imshow(B, cmap="Greys", vmin=0, vmax=1, aspect="auto",
                 interpolation="nearest")
-    ax_b.set_title(f"bits of pos ({n_bits}-bit counter)")
-    ax_b.set_xlabel("bit j (0 = least significant)")
-    ax_b.set_ylabel("position pos")
+    ax_b.set_title(text["title_bits"].format(n_bits=n_bits))
+    ax_b.set_xlabel(text["xlabel_bits"])
+    ax_b.set_ylabel(text["ylabel"])
     im = ax_p.imshow(P, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto",
                      interpolation="nearest")
-    ax_p.set_title(f"sinusoidal encoding (d_model={d_model})")
-    ax_p.set_xlabel("dimension (0 = fastest)")
-    ax_p.set_ylabel("position pos")
+    ax_p.set_title(text["title_encoding"].format(d_model=d_model))
+    ax_p.set_xlabel(text["xlabel_encoding"])
+    ax_p.set_ylabel(text["ylabel"])
     fig.colorbar(im, ax=ax_p)
     return fig
 
@@ -74,7 +112,7 @@ def plot_bit_waves(*, n_positions=32, n_bits=4, ax=None):
         fig, ax = plt.subplots(n_bits, 1, figsize=(8, 1.1 + 0.9 * n_bits),
                                sharex=True, squeeze=False)
         ax = ax[:, 0]
-    fig = ax[0].figure
+    fig, text = ax[0].figure, _BIT_WAVES.get()
     pos = np.arange(n_positions)
     # bits 0..n_bits-1 of pos are those of pos mod 2**n_bits
     B = pc.binary_encoding(pos % 2**n_bits, n_bits)
@@ -83,14 +121,15 @@ def plot_bit_waves(*, n_positions=32, n_bits=4, ax=None):
                                base=2.0**n_bits)
     for j in range(n_bits):
         ax[j].step(pos, B[:, j], where="mid", color="k", lw=1.2,
-                   label=f"bit {j}")
+                   label=text["bit"].format(j=j))
         ax[j].plot(x, (1 - S[:, 2 * j]) / 2, color="C0", ls="--", lw=1,
-                   label=rf"$(1-\sin(\pi(\mathrm{{pos}}+1/2)/2^{j}))/2$")
+                   label=text["wave"].format(j=j))
         ax[j].set_ylim(-0.15, 1.15)
         ax[j].set_yticks([0, 1])
-        ax[j].set_ylabel(f"bit {j}\nperiod {2 ** (j + 1)}", fontsize="small")
-    ax[-1].set_xlabel("position pos")
-    ax[0].set_title("bits of a counter are square waves whose periods double")
+        ax[j].set_ylabel(text["ylabel"].format(j=j, period=2 ** (j + 1)),
+                         fontsize="small")
+    ax[-1].set_xlabel(text["xlabel"])
+    ax[0].set_title(text["title"])
     return fig
 
 
@@ -109,15 +148,16 @@ def plot_position(*, pos=13, n_bits=8, d_model=16, base=10000.0, ax=None):
 def live_position(ax=None, *, base=10000.0):
     """:func:`plot_position`, built once: a :class:`posenc_plots.Live`
     whose ``update(pos, n_bits, d_model)`` draws."""
+    text = _POSITION.get()
     fig, (ax_b, ax_p) = _pair_of_axes(ax, (10, 3.4))
     for a in (ax_b, ax_p):
         a.set_ylim(-1.05, 1.05)
         a.axhline(0, color="k", lw=0.6)
         a.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax_b.set_xlabel("bit j (0 = least significant)")
-    ax_b.set_ylabel("bit value")
-    ax_p.set_xlabel("dimension (blue: sin, orange: cos)")
-    ax_p.set_ylabel("value")
+    ax_b.set_xlabel(text["xlabel_bits"])
+    ax_b.set_ylabel(text["ylabel_bits"])
+    ax_p.set_xlabel(text["xlabel_encoding"])
+    ax_p.set_ylabel(text["ylabel_encoding"])
     bars = {}
 
     def set_bars(axis, heights, color):
@@ -138,13 +178,15 @@ def live_position(ax=None, *, base=10000.0):
         row = pc.sinusoidal_encoding([pos], d_model, base=base)[0]
         set_bars(ax_b, bits, "0.3")
         written = "".join(str(b) for b in bits[::-1])
-        title = f"pos={pos}: bits {written} (written most significant first)"
-        if shown != pos:
-            title = (f"pos={pos}: the {n_bits}-bit counter rolls over\n"
-                     f"and shows {shown} = {written}")
+        if shown == pos:
+            title = text["title_bits"].format(pos=pos, bits=written)
+        else:
+            title = text["title_overflow"].format(pos=pos, n_bits=n_bits,
+                                                  shown=shown, bits=written)
         ax_b.set_title(title, fontsize="medium")
         set_bars(ax_p, row, np.where(np.arange(d_model) % 2 == 0, "C0", "C1"))
-        ax_p.set_title(f"PE(pos={pos}), d_model={d_model}, base={base:g}",
+        ax_p.set_title(text["title_encoding"].format(pos=pos, d_model=d_model,
+                                                     base=base),
                        fontsize="medium")
 
     return Live(fig, update)
@@ -161,16 +203,16 @@ def plot_neighbour_steps(*, n_positions=64, n_bits=6, d_model=12,
     """
     if ax is None:
         fig, ax = plt.subplots(figsize=(8, 3))
-    fig = ax.figure
+    fig, text = ax.figure, _STEPS.get()
     B = pc.binary_encoding(n_positions, n_bits).astype(float)
     P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
     pos = np.arange(n_positions - 1)
     ax.plot(pos, np.linalg.norm(np.diff(B, axis=0), axis=1), "o-", ms=3,
-            color="0.3", label=f"bits ({n_bits}-bit counter)")
+            color="0.3", label=text["bits"].format(n_bits=n_bits))
     ax.plot(pos, np.linalg.norm(np.diff(P, axis=0), axis=1), "s-", ms=3,
-            color="C0", label=f"sinusoidal (d_model={d_model})")
-    ax.set_xlabel("position pos")
-    ax.set_ylabel("distance to pos + 1")
+            color="C0", label=text["sinusoidal"].format(d_model=d_model))
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     ax.set_ylim(0, 1.3 * np.sqrt(n_bits))
     ax.legend(loc="upper center", ncol=2, fontsize="small")
     return fig
@@ -180,12 +222,16 @@ POSITION = Interactive(
     name="ch04_position",
     plot=plot_position,
     sliders=(
-        Slider("pos", 0, 255, 1, 13, label="pos", continuous=True),
-        Slider("n_bits", 1, 10, 1, 8, label="bits", continuous=True),
-        Slider("d_model", 2, 64, 2, 16, label="d_model", continuous=True),
+        Slider("pos", 0, 255, 1, 13, label=_POSITION.en["pos"],
+               continuous=True),
+        Slider("n_bits", 1, 10, 1, 8, label=_POSITION.en["n_bits"],
+               continuous=True),
+        Slider("d_model", 2, 64, 2, 16, label=_POSITION.en["d_model"],
+               continuous=True),
     ),
-    caption="The bits of pos and its sinusoidal encoding side by side.",
+    caption=_POSITION.en["caption"],
     live=live_position,
+    labels=_POSITION,
 )
 
 INTERACTIVE = (POSITION,)

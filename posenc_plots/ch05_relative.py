@@ -16,6 +16,7 @@ import numpy as np
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
 from posenc_plots._live import set_image, sync_texts
+from posenc_plots.i18n import Labels
 
 __all__ = [
     "shift_matrix",
@@ -49,6 +50,104 @@ __all__ = [
 ]
 
 _COLS = 8  # heads per row in a mosaic
+
+_SHIFT = Labels("ch05_relative:ch05_shift_matrix", {
+    "xlabel": "input dimension",
+    "ylabel": "output dimension",
+    "title": "shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}",
+    "k": "shift Δ",
+    "d_model": "d_model",
+    "base": "base",
+    "caption": ("The shift matrix is block-diagonal: one 2x2 rotation by "
+                "Delta times omega_i per sin/cos pair."),
+})
+_DOT = Labels("ch05_relative:ch05_dot_vs_distance", {
+    "closed": r"$\sum_i \cos(r\,\omega_i)$",
+    "anchor": "m = {m}",
+    "xlabel": "relative position r = ℓ − m (key − query)",
+    "ylabel": "PE(m) · PE(ℓ)",
+    "title": "d_model = {d_model}, base = {base:g}",
+    "d_model": "d_model",
+    "base": "base",
+    "caption": "PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.",
+})
+_PROJECTED = Labels("ch05_relative:ch05_projected_scores", {
+    "xlabel": "key position ℓ",
+    "ylabel": "query position m",
+    "plain": "no projection",
+    "random": "random $W_Q, W_K$ (seed {seed})",
+    "shift": "$W_Q = I$, $W_K = M_{{{k}}}^T$",
+    "d_model": "d_model",
+    "k": "shift Δ",
+    "seed": "seed",
+    "caption": ("Position-only scores: raw, with random projections, and "
+                "with a shift head."),
+})
+_SHAW = Labels("ch05_relative:ch05_shaw_index", {
+    "xlabel": "key position ℓ",
+    "ylabel": "query position m",
+    "title": ("clip(ℓ − m, ±r_max), r_max = {max_distance}: {rows} table "
+              "rows"),
+    "n": "length n",
+    "max_distance": "clip r_max",
+    "caption": ("Which row of the (2 r_max + 1)-row table each query-key "
+                "pair uses."),
+})
+_MEMORY = Labels("ch05_relative:ch05_memory", {
+    "full": "max_len × max_len × d (the blog's table)",
+    "relative": "(2 max_len − 1) × d",
+    "clipped": "(2 r_max + 1) × d, r_max = {max_distance}",
+    "xlabel": "max_len",
+    "ylabel": "bytes in float32",
+    "title": "d = {d_model}",
+    "d_model": "d",
+    "max_distance": "clip r_max",
+    "caption": ("Memory of a full max_len x max_len x d table against the "
+                "(2 max_len - 1) x d and (2 r_max + 1) x d tables."),
+})
+_HEATMAPS = Labels("ch05_relative:heatmaps", {
+    "xlabel": "key position ℓ",
+    "ylabel": "query position m",
+})
+_T5 = Labels("ch05_relative:ch05_t5_buckets", {
+    "xlabel": "relative position r = ℓ − m (key − query)",
+    "ylabel": "bucket",
+    "bidirectional": "bidirectional (encoder)",
+    "causal": "causal (decoder)",
+    "title": "{kind}: {num_buckets} buckets, max_distance = {max_distance}",
+    "num_buckets": "num_buckets",
+    "max_distance": "max_distance",
+    "caption": "T5 buckets: exact near the query, logarithmic far away.",
+})
+_SLOPES = Labels("ch05_relative:alibi_slopes", {
+    "line": "{n_heads} heads",
+    "xlabel": "head h",
+    "ylabel": r"$-\log_2 a_h$",
+    "title": "slope $a_h = 2^{-y}$ of each head",
+})
+_ALIBI_BIAS = Labels("ch05_relative:ch05_alibi_bias", {
+    "colorbar": "bias",
+    "xlabel": "key position ℓ (columns of each tile)",
+    "ylabel": "query position m",
+    "tile": "$a = 2^{{{exponent:g}}}$",
+    "title": "ALiBi bias, n = {n}: one tile per head",
+    "n_heads": "heads",
+    "n": "length n",
+    "caption": ("ALiBi's bias per head: steep slopes look close, gentle "
+                "slopes look far."),
+})
+_ALIBI_ATTENTION = Labels("ch05_relative:ch05_alibi_attention", {
+    "colorbar": "attention weight",
+    "xlabel": "key position ℓ (columns of each tile)",
+    "ylabel": "query position m",
+    "tile": "head {head}",
+    "title": "causal attention with ALiBi, content = {content:g}",
+    "n_heads": "heads",
+    "n": "length n",
+    "content": "content",
+    "caption": ("Causal attention weights with ALiBi; content scales the "
+                "query projection."),
+})
 
 
 def _new_axes(ax, figsize):
@@ -106,15 +205,16 @@ def shift_matrix(k=3.0, d_model=16, base=10000.0, ax=None):
 
 def live_shift_matrix(ax=None):
     """:func:`shift_matrix`, built once: a :class:`posenc_plots.Live`."""
+    text = _SHIFT.get()
     fig, ax = _new_axes(ax, (5.2, 4.4))
     im = ax.imshow(np.zeros((2, 2)), cmap="RdBu_r", vmin=-1, vmax=1)
     fig.colorbar(im, ax=ax, shrink=0.85)
-    ax.set_xlabel("input dimension")
-    ax.set_ylabel("output dimension")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
 
     def update(k=3.0, d_model=16, base=10000.0):
         set_image(im, pc.relative_shift_matrix(k, d_model, base=base))
-        ax.set_title(f"shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}")
+        ax.set_title(text["title"].format(k=k, d_model=d_model))
 
     return Live(fig, update)
 
@@ -135,16 +235,16 @@ def dot_vs_distance(d_model=64, base=10000.0, max_distance=60,
 def live_dot_vs_distance(ax=None, *, max_distance=60,
                          anchors=(60, 500, 3000)):
     """:func:`dot_vs_distance`, built once: a :class:`posenc_plots.Live`."""
+    text = _DOT.get()
     delta = np.arange(-max_distance, max_distance + 1)
     fig, ax = _new_axes(ax, (7.0, 3.8))
-    (closed,) = ax.plot([], [], color="0.3",
-                        lw=1.2, label=r"$\sum_i \cos(r\,\omega_i)$")
+    (closed,) = ax.plot([], [], color="0.3", lw=1.2, label=text["closed"])
     marks = [ax.plot([], [], marker, ms=3.5, mfc="none", ls="none",
-                     label=f"m = {p}")[0]
+                     label=text["anchor"].format(m=p))[0]
              for p, marker in zip(anchors, itertools.cycle("os^Dv"))]
     ax.axhline(0, color="0.8", lw=0.8, zorder=0)
-    ax.set_xlabel("relative position r = ℓ − m (key − query)")
-    ax.set_ylabel("PE(m) · PE(ℓ)")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     ax.legend(fontsize=8, loc="upper right")
 
     def update(d_model=64, base=10000.0):
@@ -154,7 +254,7 @@ def live_dot_vs_distance(ax=None, *, max_distance=60,
             P = pc.sinusoidal_encoding(p + delta, d_model, base=base)
             ref = pc.sinusoidal_encoding([p], d_model, base=base)[0]
             line.set_data(delta, P @ ref)
-        ax.set_title(f"d_model = {d_model}, base = {base:g}")
+        ax.set_title(text["title"].format(d_model=d_model, base=base))
         ax.relim()
         ax.autoscale_view()
 
@@ -174,14 +274,15 @@ def projected_scores(d_model=64, k=5, n=48, seed=0):
 
 def live_projected_scores(*, n=48):
     """:func:`projected_scores`, built once: a :class:`posenc_plots.Live`."""
+    text = _PROJECTED.get()
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.9), layout="constrained")
     images = []
     for ax in axes:
         im = ax.imshow(np.zeros((n, n)), cmap="viridis")
         images.append(im)
         fig.colorbar(im, ax=ax, shrink=0.8)
-        ax.set_xlabel("key position ℓ")
-    axes[0].set_ylabel("query position m")
+        ax.set_xlabel(text["xlabel"])
+    axes[0].set_ylabel(text["ylabel"])
 
     def update(d_model=64, k=5, seed=0):
         P = pc.sinusoidal_encoding(n, d_model)
@@ -195,10 +296,10 @@ def live_projected_scores(*, n=48):
         # BLAS can take 100 ms on a busy machine (threads waking up).
         mm = functools.partial(np.einsum, "ij,jk->ik")
         panels = (
-            (mm(P, P.T) / scale, "no projection"),
+            (mm(P, P.T) / scale, text["plain"]),
             (mm(mm(P, w_q), mm(P, w_k).T) / scale,
-             f"random $W_Q, W_K$ (seed {seed})"),
-            (mm(P, mm(P, M.T).T) / scale, f"$W_Q = I$, $W_K = M_{{{k}}}^T$"),
+             text["random"].format(seed=seed)),
+            (mm(P, mm(P, M.T).T) / scale, text["shift"].format(k=k)),
         )
         for ax, im, (S, title) in zip(axes, images, panels, strict=True):
             im.set_data(S)
@@ -218,10 +319,11 @@ def shaw_index(n=9, max_distance=3, ax=None):
 
 def live_shaw_index(ax=None):
     """:func:`shaw_index`, built once: a :class:`posenc_plots.Live`."""
+    text = _SHAW.get()
     fig, ax = _new_axes(ax, (4.8, 4.2))
     im = ax.imshow(np.zeros((2, 2), dtype=np.int64), cmap="RdBu_r")
-    ax.set_xlabel("key position ℓ")
-    ax.set_ylabel("query position m")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     texts = []
 
     def update(n=9, max_distance=3):
@@ -237,8 +339,8 @@ def live_shaw_index(ax=None):
                     items.append((j, i, str(R[i, j]),
                                   "white" if dark else "black"))
         sync_texts(ax, texts, items, ha="center", va="center", fontsize=8)
-        ax.set_title(f"clip(ℓ − m, ±r_max), r_max = {max_distance}: "
-                     f"{2 * max_distance + 1} table rows")
+        ax.set_title(text["title"].format(max_distance=max_distance,
+                                          rows=2 * max_distance + 1))
 
     return Live(fig, update)
 
@@ -252,17 +354,17 @@ def memory_cost(d_model=512, max_distance=16, ax=None):
 def live_memory_cost(ax=None):
     """:func:`memory_cost`, built once: a :class:`posenc_plots.Live`."""
     max_len = np.unique(np.geomspace(16, 100_000, 60).astype(np.int64))
+    text = _MEMORY.get()
     fig, ax = _new_axes(ax, (6.4, 4.0))
-    labels = ["max_len × max_len × d (the blog's table)",
-              "(2 max_len − 1) × d", " "]
+    labels = [text["full"], text["relative"], " "]
     lines = [ax.loglog([], [], label=label)[0] for label in labels]
     for size, name in ((2.0**30, "1 GiB"), (2.0**40, "1 TiB")):
         ax.axhline(size, color="0.75", lw=0.8, ls="--")
         ax.text(max_len[-1], size * 1.3, name, fontsize=8, color="0.4",
                 ha="right")
     ax.axvline(5000, color="0.75", lw=0.8, ls=":")
-    ax.set_xlabel("max_len")
-    ax.set_ylabel("bytes in float32")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     legend = ax.legend(fontsize=8, loc="upper left")
 
     def update(d_model=512, max_distance=16):
@@ -270,10 +372,10 @@ def live_memory_cost(ax=None):
                   np.full(max_len.shape, (2 * max_distance + 1) * d_model))
         for line, count in zip(lines, counts, strict=True):
             line.set_data(max_len, 4.0 * count)
-        label = f"(2 r_max + 1) × d, r_max = {max_distance}"
+        label = text["clipped"].format(max_distance=max_distance)
         lines[2].set_label(label)
         legend.get_texts()[2].set_text(label)
-        ax.set_title(f"d = {d_model}")
+        ax.set_title(text["title"].format(d_model=d_model))
         ax.relim()
         ax.autoscale_view()
 
@@ -281,9 +383,13 @@ def live_memory_cost(ax=None):
 
 
 def heatmaps(maps, titles, *, labels=None, vmin=None, vmax=None,
-             cmap="viridis", xlabel="key position ℓ",
-             ylabel="query position m"):
-    """A row of heatmaps (attention weights, biases) with shared styling."""
+             cmap="viridis", xlabel=None, ylabel=None):
+    """A row of heatmaps (attention weights, biases) with shared styling.
+
+    ``xlabel``, ``ylabel``: default, key and query position.
+    """
+    xlabel = _HEATMAPS["xlabel"] if xlabel is None else xlabel
+    ylabel = _HEATMAPS["ylabel"] if ylabel is None else ylabel
     count = len(maps)
     fig, axes = plt.subplots(1, count, figsize=(3.9 * count, 3.9),
                              layout="constrained", squeeze=False)
@@ -311,6 +417,7 @@ def t5_buckets(num_buckets=32, max_distance=128):
 
 def live_t5_buckets():
     """:func:`t5_buckets`, built once: a :class:`posenc_plots.Live`."""
+    text = _T5.get()
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 3.8), sharey=True,
                              layout="constrained")
     steps, marks = [], []
@@ -318,8 +425,8 @@ def live_t5_buckets():
         steps.append(ax.step([], [], where="mid", lw=1.2)[0])
         marks.append([ax.axvline(0, color="0.75", lw=0.8, ls="--")
                       for _ in range(4 if bidirectional else 2)])
-        ax.set_xlabel("relative position r = ℓ − m (key − query)")
-    axes[0].set_ylabel("bucket")
+        ax.set_xlabel(text["xlabel"])
+    axes[0].set_ylabel(text["ylabel"])
 
     def update(num_buckets=32, max_distance=128):
         span = int(1.5 * max_distance)
@@ -335,10 +442,11 @@ def live_t5_buckets():
                   if bidirectional or x < 0]
             for line, x in zip(lines, xs, strict=True):
                 line.set_xdata([x, x])
-            kind = ("bidirectional (encoder)" if bidirectional
-                    else "causal (decoder)")
-            ax.set_title(f"{kind}: {num_buckets} buckets, "
-                         f"max_distance = {max_distance}", fontsize=10)
+            kind = text["bidirectional" if bidirectional else "causal"]
+            ax.set_title(text["title"].format(kind=kind,
+                                              num_buckets=num_buckets,
+                                              max_distance=max_distance),
+                         fontsize=10)
             ax.relim()
         for ax in axes:
             ax.autoscale_view()
@@ -351,14 +459,15 @@ def live_t5_buckets():
 
 def alibi_slopes(head_counts=(8, 6, 12), ax=None):
     """ALiBi slope exponents -log2(m_h) against head, for several counts."""
+    text = _SLOPES.get()
     fig, ax = _new_axes(ax, (6.4, 3.8))
     for n_heads, marker in zip(head_counts, itertools.cycle("os^Dv")):
         m = pc.alibi_slopes(n_heads)
         ax.plot(np.arange(1, n_heads + 1), -np.log2(m), marker=marker,
-                ls=":", lw=0.8, label=f"{n_heads} heads")
-    ax.set_xlabel("head h")
-    ax.set_ylabel(r"$-\log_2 a_h$")
-    ax.set_title("slope $a_h = 2^{-y}$ of each head")
+                ls=":", lw=0.8, label=text["line"].format(n_heads=n_heads))
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    ax.set_title(text["title"])
     ax.legend(fontsize=8)
     return fig
 
@@ -370,13 +479,14 @@ def alibi_biases(n_heads=8, n=12, ax=None):
 
 def live_alibi_biases(ax=None):
     """:func:`alibi_biases`, built once: a :class:`posenc_plots.Live`."""
+    text = _ALIBI_BIAS.get()
     fig, ax = _new_axes(ax, (12.0, 3.2))
     im = ax.imshow(np.zeros((2, 2)), cmap="magma")
-    fig.colorbar(im, ax=ax, shrink=0.8, label="bias")
+    fig.colorbar(im, ax=ax, shrink=0.8, label=text["colorbar"])
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel("key position ℓ (columns of each tile)")
-    ax.set_ylabel("query position m")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     texts = []
 
     def update(n_heads=8, n=12):
@@ -385,10 +495,9 @@ def live_alibi_biases(ax=None):
         set_image(im, _mosaic(B))
         im.norm.autoscale(im.get_array())  # as imshow does for new data
         _label_tiles(ax, n, n_heads,
-                     [f"$a = 2^{{{np.log2(m):g}}}$" for m in slopes],
-                     pool=texts)
-        ax.set_title(f"ALiBi bias, n = {n}: one tile per head",
-                     fontsize=10, pad=14)
+                     [text["tile"].format(exponent=np.log2(m))
+                      for m in slopes], pool=texts)
+        ax.set_title(text["title"].format(n=n), fontsize=10, pad=14)
 
     return Live(fig, update)
 
@@ -405,13 +514,14 @@ def alibi_attention(n_heads=8, n=16, content=0.0, seed=0, ax=None):
 
 def live_alibi_attention(ax=None, *, seed=0):
     """:func:`alibi_attention`, built once: a :class:`posenc_plots.Live`."""
+    text = _ALIBI_ATTENTION.get()
     fig, ax = _new_axes(ax, (12.0, 3.2))
     im = ax.imshow(np.zeros((2, 2)), cmap="viridis", vmin=0, vmax=1)
-    fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight")
+    fig.colorbar(im, ax=ax, shrink=0.8, label=text["colorbar"])
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel("key position ℓ (columns of each tile)")
-    ax.set_ylabel("query position m")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     texts = []
 
     def update(n_heads=8, n=16, content=0.0):
@@ -426,80 +536,69 @@ def live_alibi_attention(ax=None, *, seed=0):
                       for h in range(n_heads)])
         set_image(im, _mosaic(A))
         _label_tiles(ax, n, n_heads,
-                     [f"head {h + 1}" for h in range(n_heads)], pool=texts)
-        ax.set_title(f"causal attention with ALiBi, content = {content:g}",
-                     fontsize=10, pad=14)
+                     [text["tile"].format(head=h + 1) for h in range(n_heads)],
+                     pool=texts)
+        ax.set_title(text["title"].format(content=content), fontsize=10,
+                     pad=14)
 
     return Live(fig, update)
 
 
-SHIFT_MATRIX = Interactive(
-    name="ch05_shift_matrix", plot=shift_matrix, live=live_shift_matrix,
-    sliders=(Slider("k", -8, 8, 0.25, 3.0, label="shift Δ", continuous=True),
-             Slider("d_model", 2, 64, 2, 16, label="d_model",
-                    continuous=True),
-             Slider("base", 1, 5, 0.5, 4, label="base", log=True,
-                    continuous=True)),
-    caption="The shift matrix is block-diagonal: one 2x2 rotation by "
-            "Delta times omega_i per sin/cos pair.")
+def _slider(table, name, *args, **kwargs):
+    """A Slider labelled from the figure's table (key: the slider's name)."""
+    return Slider(name, *args, label=table.en[name], **kwargs)
 
-DOT_VS_DISTANCE = Interactive(
-    name="ch05_dot_vs_distance", plot=dot_vs_distance, live=live_dot_vs_distance,
-    sliders=(Slider("d_model", 2, 256, 2, 64, label="d_model",
-                    continuous=True),
-             Slider("base", 1, 5, 0.5, 4, label="base", log=True,
-                    continuous=True)),
-    caption="PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.")
 
-PROJECTED_SCORES = Interactive(
-    name="ch05_projected_scores", plot=projected_scores, live=live_projected_scores,
-    sliders=(Slider("d_model", 2, 128, 2, 64, label="d_model",
-                    continuous=True),
-             Slider("k", 0, 16, 1, 5, label="shift Δ", continuous=True),
-             Slider("seed", 0, 9, 1, 0, label="seed", continuous=True)),
-    caption="Position-only scores: raw, with random projections, and "
-            "with a shift head.")
+def _interactive(name, plot, live, table, sliders):
+    return Interactive(name=name, plot=plot, live=live, sliders=sliders,
+                       caption=table.en["caption"], labels=table)
 
-SHAW_INDEX = Interactive(
-    name="ch05_shaw_index", plot=shaw_index, live=live_shaw_index,
-    sliders=(Slider("n", 2, 16, 1, 9, label="length n"),
-             Slider("max_distance", 0, 15, 1, 3, label="clip r_max",
-                    continuous=True)),
-    caption="Which row of the (2 r_max + 1)-row table each query-key pair "
-            "uses.")
 
-MEMORY = Interactive(
-    name="ch05_memory", plot=memory_cost, live=live_memory_cost,
-    sliders=(Slider("d_model", 64, 4096, 64, 512, label="d",
-                    continuous=True),
-             Slider("max_distance", 1, 256, 1, 16, label="clip r_max",
-                    continuous=True)),
-    caption="Memory of a full max_len x max_len x d table against the "
-            "(2 max_len - 1) x d and (2 r_max + 1) x d tables.")
+SHIFT_MATRIX = _interactive(
+    "ch05_shift_matrix", shift_matrix, live_shift_matrix, _SHIFT,
+    (_slider(_SHIFT, "k", -8, 8, 0.25, 3.0, continuous=True),
+     _slider(_SHIFT, "d_model", 2, 64, 2, 16, continuous=True),
+     _slider(_SHIFT, "base", 1, 5, 0.5, 4, log=True, continuous=True)))
 
-T5_BUCKETS = Interactive(
-    name="ch05_t5_buckets", plot=t5_buckets, live=live_t5_buckets,
-    sliders=(Slider("num_buckets", 4, 64, 2, 32, label="num_buckets",
-                    continuous=True),
-             Slider("max_distance", 40, 512, 8, 128,
-                    label="max_distance", continuous=True)),
-    caption="T5 buckets: exact near the query, logarithmic far away.")
+DOT_VS_DISTANCE = _interactive(
+    "ch05_dot_vs_distance", dot_vs_distance, live_dot_vs_distance, _DOT,
+    (_slider(_DOT, "d_model", 2, 256, 2, 64, continuous=True),
+     _slider(_DOT, "base", 1, 5, 0.5, 4, log=True, continuous=True)))
 
-ALIBI_BIASES = Interactive(
-    name="ch05_alibi_bias", plot=alibi_biases, live=live_alibi_biases,
-    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads", continuous=True),
-             Slider("n", 2, 32, 1, 12, label="length n", continuous=True)),
-    caption="ALiBi's bias per head: steep slopes look close, gentle "
-            "slopes look far.")
+PROJECTED_SCORES = _interactive(
+    "ch05_projected_scores", projected_scores, live_projected_scores,
+    _PROJECTED,
+    (_slider(_PROJECTED, "d_model", 2, 128, 2, 64, continuous=True),
+     _slider(_PROJECTED, "k", 0, 16, 1, 5, continuous=True),
+     _slider(_PROJECTED, "seed", 0, 9, 1, 0, continuous=True)))
 
-ALIBI_ATTENTION = Interactive(
-    name="ch05_alibi_attention", plot=alibi_attention, live=live_alibi_attention,
-    sliders=(Slider("n_heads", 1, 16, 1, 8, label="heads", continuous=True),
-             Slider("n", 2, 32, 1, 16, label="length n", continuous=True),
-             Slider("content", 0.0, 4.0, 0.5, 0.0, label="content",
-                    continuous=True)),
-    caption="Causal attention weights with ALiBi; content scales the "
-            "query projection.")
+SHAW_INDEX = _interactive(
+    "ch05_shaw_index", shaw_index, live_shaw_index, _SHAW,
+    (_slider(_SHAW, "n", 2, 16, 1, 9),
+     _slider(_SHAW, "max_distance", 0, 15, 1, 3, continuous=True)))
+
+MEMORY = _interactive(
+    "ch05_memory", memory_cost, live_memory_cost, _MEMORY,
+    (_slider(_MEMORY, "d_model", 64, 4096, 64, 512, continuous=True),
+     _slider(_MEMORY, "max_distance", 1, 256, 1, 16, continuous=True)))
+
+T5_BUCKETS = _interactive(
+    "ch05_t5_buckets", t5_buckets, live_t5_buckets, _T5,
+    (_slider(_T5, "num_buckets", 4, 64, 2, 32, continuous=True),
+     _slider(_T5, "max_distance", 40, 512, 8, 128, continuous=True)))
+
+ALIBI_BIASES = _interactive(
+    "ch05_alibi_bias", alibi_biases, live_alibi_biases, _ALIBI_BIAS,
+    (_slider(_ALIBI_BIAS, "n_heads", 1, 16, 1, 8, continuous=True),
+     _slider(_ALIBI_BIAS, "n", 2, 32, 1, 12, continuous=True)))
+
+ALIBI_ATTENTION = _interactive(
+    "ch05_alibi_attention", alibi_attention, live_alibi_attention,
+    _ALIBI_ATTENTION,
+    (_slider(_ALIBI_ATTENTION, "n_heads", 1, 16, 1, 8, continuous=True),
+     _slider(_ALIBI_ATTENTION, "n", 2, 32, 1, 16, continuous=True),
+     _slider(_ALIBI_ATTENTION, "content", 0.0, 4.0, 0.5, 0.0,
+             continuous=True)))
 
 INTERACTIVE = (
     SHIFT_MATRIX,

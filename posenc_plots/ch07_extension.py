@@ -15,6 +15,7 @@ import numpy as np
 
 import posenc_core as pc
 from posenc_plots import Interactive, Live, Slider
+from posenc_plots.i18n import Labels
 
 __all__ = [
     "INTERACTIVE",
@@ -32,14 +33,41 @@ __all__ = [
 #: The methods, in the order they are drawn.
 METHODS = ("none", "linear", "ntk", "yarn", "llama3")
 
-#: Legend label of each method.
-LABELS = {
+#: Legend label of each method (in the current language: ``LABELS[m]``).
+LABELS = Labels("ch07_extension:methods", {
     "none": "no rescaling",
     "linear": "Position Interpolation",
     "ntk": "NTK-aware",
     "yarn": "YaRN",
     "llama3": "Llama 3.1",
-}
+})
+
+_TURNS = Labels("ch07_extension:ch07_turns", {
+    "xlabel": "pair index i",
+    "ylabel": "full turns over the window",
+    "method": "{method}, over sL = {sL}",
+    "training": "training, over L = {L}",
+    "span": "pairs with < 1 turn in training ({count})",
+    "title": "head dim {head_dim}, base {base}, L = {L}, s = {s}",
+    "factor": "factor s",
+    "original_length": "training length L",
+    "caption": ("Turns of each RoPE pair over the training window and over "
+                "a window s times longer, for each rescaling method."),
+})
+_WAVELENGTHS = Labels("ch07_extension:ch07_wavelengths", {
+    "xlabel": r"original wavelength $\lambda_i$ (positions)",
+    "ylabel_new": r"new wavelength $\lambda_i'$ (positions)",
+    "ylabel_stretch": r"stretch $\omega_i / \omega_i'$",
+    "turns_32": "32 turns",
+    "turns_4": "4 turns",
+    "turns_1": "1 turn",
+    "suptitle": ("head dim {head_dim}, base {base}, L = {L}, s = {s}; "
+                 "dotted: 32, 4 and 1 turn over L"),
+    "factor": "factor s",
+    "original_length": "training length L",
+    "caption": ("New wavelength and stretch of each RoPE pair for each "
+                "rescaling method."),
+})
 
 _COLORS = {"none": "C3", "linear": "C0", "ntk": "C2", "yarn": "C1",
            "llama3": "C4"}
@@ -100,13 +128,14 @@ def plot_turns(*, factor=8, original_length=8192, head_dim=128,
 def live_turns(ax=None, *, head_dim=128, base=500000.0, methods=METHODS):
     """:func:`plot_turns`, built once: a :class:`posenc_plots.Live` whose
     ``update(factor, original_length)`` draws."""
+    text, names = _TURNS.get(), LABELS.get()
     fig, ax = _axes(ax, (8, 4.2))
     theta = pc.rope_frequencies(head_dim, base=base)
     i = np.arange(theta.size)
     ax.set_yscale("log")
     ax.set_xlim(-0.5, i[-1] + 0.5)
-    ax.set_xlabel("pair index i")
-    ax.set_ylabel("full turns over the window")
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
     drawn = {"span": None, "lines": [], "key": None}
 
     def update(factor=8, original_length=8192):
@@ -118,9 +147,10 @@ def live_turns(ax=None, *, head_dim=128, base=500000.0, methods=METHODS):
             new = scaled_frequencies(method, factor=s, original_length=L,
                                      head_dim=head_dim, base=base)
             curves.append((s * L * new / (2 * np.pi),
-                           f"{LABELS[method]}, over sL = {_fmt(s * L)}"))
-        curves.append((train, f"training, over L = {_fmt(L)}"))
-        span_label = f"pairs with < 1 turn in training ({slow.size})"
+                           text["method"].format(method=names[method],
+                                                 sL=_fmt(s * L))))
+        curves.append((train, text["training"].format(L=_fmt(L))))
+        span_label = text["span"].format(count=slow.size)
         if drawn["key"] != bool(slow.size):  # (re)make the artists in order
             drawn["key"] = bool(slow.size)
             for artist in ([drawn["span"]] if drawn["span"] else []) + (
@@ -155,8 +185,8 @@ def live_turns(ax=None, *, head_dim=128, base=500000.0, methods=METHODS):
                 next(texts).set_text(label)
         ax.relim()
         ax.autoscale_view()
-        ax.set_title(f"head dim {head_dim}, base {_fmt(base)}, L = {_fmt(L)}, "
-                     f"s = {_fmt(s)}")
+        ax.set_title(text["title"].format(head_dim=head_dim, base=_fmt(base),
+                                          L=_fmt(L), s=_fmt(s)))
 
     return Live(fig, update)
 
@@ -199,12 +229,13 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
     else:
         ax1, ax2 = ax
         fig = ax1.figure
+    text, names = _WAVELENGTHS.get(), LABELS.get()
     theta = pc.rope_frequencies(head_dim, base=base)
     lam = 2 * np.pi / theta
     waves, stretches = {}, {}
     for method in METHODS:
         style = {"color": _COLORS[method], "lw": 1.4,
-                 "label": LABELS[method]}
+                 "label": names[method]}
         if method == "none":
             style.update(color="0.5", ls="--", lw=1)
         waves[method] = ax1.plot(lam, lam, gid=method, **style)[0]
@@ -214,8 +245,8 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
                                          ms=3, **style)[0]
     ax1.set_xscale("log")
     ax1.set_yscale("log")
-    ax1.set_xlabel(r"original wavelength $\lambda_i$ (positions)")
-    ax1.set_ylabel(r"new wavelength $\lambda_i'$ (positions)")
+    ax1.set_xlabel(text["xlabel"])
+    ax1.set_ylabel(text["ylabel_new"])
     ax1.legend(loc="upper left", fontsize="small")
     marks = []
     for turns in (32, 4, 1):
@@ -223,15 +254,15 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
                  for a in (ax1, ax2)]
         # right of the 1-turn line, left of the others: "4 turns" and
         # "1 turn" sit a factor 4 apart and would overlap if centred
-        text = ax2.text(1.0, 1.02, f"{turns} turn{'s' * (turns > 1)}",
+        mark = ax2.text(1.0, 1.02, text[f"turns_{turns}"],
                         transform=ax2.get_xaxis_transform(),
                         ha="left" if turns == 1 else "right",
                         fontsize="small", color="0.35")
-        marks.append((turns, lines, text))
+        marks.append((turns, lines, mark))
     ax2.set_xscale("log")
     ax2.set_yscale("log", base=2)
-    ax2.set_xlabel(r"original wavelength $\lambda_i$ (positions)")
-    ax2.set_ylabel(r"stretch $\omega_i / \omega_i'$")
+    ax2.set_xlabel(text["xlabel"])
+    ax2.set_ylabel(text["ylabel_stretch"])
     ax2.legend(loc="lower right", fontsize="small")
     # the layout places the suptitle once; later updates change its text
     suptitle = fig.suptitle(" ")
@@ -244,25 +275,24 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
             waves[method].set_ydata(2 * np.pi / new)
             if method != "none":
                 stretches[method].set_ydata(theta / new)
-        for turns, lines, text in marks:
+        for turns, lines, mark in marks:
             for line in lines:
                 line.set_xdata([L / turns, L / turns])
-            text.set_x(L / turns)
+            mark.set_x(L / turns)
         ax2.set_ylim(0.9, 1.12 * s)
         for a in (ax1, ax2):
             a.relim()
             a.autoscale_view()
-        suptitle.set_text(f"head dim {head_dim}, base {_fmt(base)}, "
-                          f"L = {_fmt(L)}, s = {_fmt(s)}; dotted: 32, 4 and 1 "
-                          f"turn over L")
+        suptitle.set_text(text["suptitle"].format(
+            head_dim=head_dim, base=_fmt(base), L=_fmt(L), s=_fmt(s)))
 
     return Live(fig, update)
 
 
 _SLIDERS = (
-    Slider("factor", 1, 32, 1, 8, label="factor s"),
+    Slider("factor", 1, 32, 1, 8, label=_TURNS.en["factor"]),
     Slider("original_length", 1024, 32768, 1024, 8192,
-           label="training length L", continuous=True),
+           label=_TURNS.en["original_length"], continuous=True),
 )
 
 TURNS = Interactive(
@@ -270,8 +300,8 @@ TURNS = Interactive(
     plot=plot_turns,
     live=live_turns,
     sliders=_SLIDERS,
-    caption="Turns of each RoPE pair over the training window and over a "
-            "window s times longer, for each rescaling method.",
+    caption=_TURNS.en["caption"],
+    labels=(_TURNS, LABELS),
 )
 
 WAVELENGTHS = Interactive(
@@ -279,8 +309,8 @@ WAVELENGTHS = Interactive(
     plot=plot_wavelengths,
     live=live_wavelengths,
     sliders=_SLIDERS,
-    caption="New wavelength and stretch of each RoPE pair for each "
-            "rescaling method.",
+    caption=_WAVELENGTHS.en["caption"],
+    labels=(_WAVELENGTHS, LABELS),
 )
 
 INTERACTIVE = (WAVELENGTHS, TURNS)

@@ -19,6 +19,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from posenc_plots.i18n import Labels
+
 __all__ = [
     "COPY_METRICS",
     "LABELS",
@@ -52,15 +54,16 @@ RESULTS_PATH = (Path(__file__).resolve().parent.parent / "results" / "ch08"
 #: Position methods, in the order they are drawn and tabulated.
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 
-#: How each method is named in figures and tables.
-LABELS = {
+#: How each method is named in figures and tables (in the current
+#: language: ``LABELS[method]``).
+LABELS = Labels("ch08_lab:methods", {
     "none": "none (NoPE)",
     "sinusoidal": "sinusoidal",
     "learned": "learned",
     "rope": "RoPE",
     "alibi": "ALiBi",
     "t5": "T5 bias",
-}
+})
 
 _COLORS = {"none": "0.45", "sinusoidal": "C0", "learned": "C9",
            "rope": "C3", "alibi": "C2", "t5": "C1"}
@@ -69,14 +72,57 @@ _COLORS = {"none": "0.45", "sinusoidal": "C0", "learned": "C9",
 #: rescalings at evaluation (factor s = n / L), two fine-tunes at L' = 4L.
 STRETCHES = ("rope", "pi", "ntk", "yarn", "pi_finetune", "finetune")
 
-STRETCH_LABELS = {
+STRETCH_LABELS = Labels("ch08_lab:stretches", {
     "rope": "RoPE as trained",
     "pi": "Position Interpolation",
     "ntk": "NTK-aware",
     "yarn": "YaRN (with temperature)",
     "pi_finetune": "PI, fine-tuned at L'",
     "finetune": "fine-tuned at L' without PI",
-}
+})
+
+_LOSS_BY_LENGTH = Labels("ch08_lab:plot_loss_by_length", {
+    "x": "evaluation length n (characters)",
+    "y": "validation loss (nats per character)",
+    "L": "training length L",
+    "title": "Loss by length, mean ± std over {seeds} seeds",
+})
+_PRESS = Labels("ch08_lab:plot_press_comparison", {
+    "left": "Press et al. 2022, Table 2: WikiText-103, L = 512",
+    "right": "this experiment: Alice, characters, L = {L}",
+    "x": "evaluation length / training length",
+    "y_left": "change of loss from L (nats per word)",
+    "y_right": "change of loss from L (nats per character)",
+})
+_BY_POSITION = Labels("ch08_lab:plot_loss_by_position", {
+    "x": "position in a {n}-character window",
+    "y": "validation loss (nats per character)",
+    "left": "added to the input, or nothing",
+    "right": "inside attention",
+    "train": "positions seen in training",
+})
+_STRETCH = Labels("ch08_lab:plot_rope_stretch", {
+    "x": "evaluation length n (characters)",
+    "y": "validation loss (nats per character)",
+    "left": "rescaled at evaluation, no training (s = n / L)",
+    "right": "fine-tuned {steps} steps at L' = {L_new}",
+    "L": "L",
+    "L_new": "L'",
+})
+_COPY = Labels("ch08_lab:plot_copy", {
+    "x": "symbols to copy, n_copy",
+    "exact_match": "exact match (whole copy right)",
+    "symbol_accuracy": "fraction of copied symbols right",
+    "train": "lengths seen in training",
+})
+_LIVE_RUN = Labels("ch08_lab:plot_live_run", {
+    "x_left": "training step",
+    "y": "loss (nats per character)",
+    "left": "training ({method}, L = {L})",
+    "x_right": "position in a {n}-character window",
+    "right": "validation loss by position",
+    "train": "positions seen in training",
+})
 
 _STRETCH_COLORS = {"rope": "C3", "pi": "C0", "ntk": "C2", "yarn": "C1",
                    "pi_finetune": "C4", "finetune": "0.35"}
@@ -279,17 +325,14 @@ def plot_loss_by_length(results, *, methods=METHODS, ax=None):
     error bars are one sample standard deviation over seeds. The dotted
     line marks the training length ``L``.
     """
-    text = {"x": "evaluation length n (characters)",
-            "y": "validation loss (nats per character)",
-            "L": "training length L",
-            "title": "Loss by length, mean ± std over {seeds} seeds"}
+    text, names = _LOSS_BY_LENGTH.get(), LABELS.get()
     fig, (ax,) = _axes(ax, 1, (7.5, 4.4))
     L = results["config"]["L"]
     for method in methods:
         lengths, losses = lm_losses(results, method)
         mean, std = mean_std(losses)
         ax.errorbar(lengths, mean, yerr=std, marker="o", ms=4, capsize=3,
-                    color=_COLORS[method], label=LABELS[method], gid=method)
+                    color=_COLORS[method], label=names[method], gid=method)
     ax.axvline(L, color="k", ls=":", lw=1, label=text["L"])
     _log2_lengths(ax, lengths, L, text["x"])
     ax.set_ylabel(text["y"])
@@ -310,11 +353,7 @@ def plot_press_comparison(results, *, methods=("sinusoidal", "rope", "t5",
     the method). Both are changes of the mean loss per token, zero at
     ``L``; the tokens differ (words against characters).
     """
-    text = {"left": "Press et al. 2022, Table 2: WikiText-103, L = 512",
-            "right": "this experiment: Alice, characters, L = {L}",
-            "x": "evaluation length / training length",
-            "y_left": "change of loss from L (nats per word)",
-            "y_right": "change of loss from L (nats per character)"}
+    text, names = _PRESS.get(), LABELS.get()
     fig, (left, right) = _axes(ax, 2, (11, 4.2))
     table = PRESS2022_TABLE2
     inputs = np.array(table["inputs"], dtype=float)
@@ -322,11 +361,11 @@ def plot_press_comparison(results, *, methods=("sinusoidal", "rope", "t5",
     for method in methods:
         ppl = np.array([np.nan if v is None else v for v in table[method]])
         left.plot(inputs / table["L"], np.log(ppl / ppl[0]), marker=".",
-                  color=_COLORS[method], label=LABELS[method], gid=method)
+                  color=_COLORS[method], label=names[method], gid=method)
         lengths, losses = lm_losses(results, method)
         mean = losses.mean(0)
         right.plot(lengths / L, mean - mean[0], marker="o", ms=4,
-                   color=_COLORS[method], label=LABELS[method], gid=method)
+                   color=_COLORS[method], label=names[method], gid=method)
     for ax_, title, ylabel in ((left, text["left"], text["y_left"]),
                                (right, text["right"].format(L=L),
                                 text["y_right"])):
@@ -353,11 +392,7 @@ def plot_loss_by_position(results, *, bin_width=16, ax=None):
     bin; the band is one standard deviation over seeds. The shaded part is
     ``0 <= pos < L``, the positions seen in training.
     """
-    text = {"x": "position in a {n}-character window",
-            "y": "validation loss (nats per character)",
-            "left": "added to the input, or nothing",
-            "right": "inside attention",
-            "train": "positions seen in training"}
+    text, names = _BY_POSITION.get(), LABELS.get()
     fig, axes = _axes(ax, 2, (11, 4.2))
     L = results["config"]["L"]
     groups = (("none", "sinusoidal", "learned"), ("rope", "alibi", "t5"))
@@ -369,7 +404,7 @@ def plot_loss_by_position(results, *, bin_width=16, ax=None):
                 _by_position(results, method), bin_width)
             mean, std = mean_std(binned)
             ax_.plot(starts, mean, color=_COLORS[method],
-                     label=LABELS[method], gid=method)
+                     label=names[method], gid=method)
             ax_.fill_between(starts, mean - std, mean + std, alpha=0.2,
                              color=_COLORS[method], lw=0)
             low, high = min(low, (mean - std).min()), max(high, (mean + std).max())
@@ -398,11 +433,7 @@ def plot_rope_stretch(results, *, ax=None):
     at ``L' = finetune_factor * L`` (dashed line), with Position
     Interpolation (factor ``L'/L``) and without.
     """
-    text = {"x": "evaluation length n (characters)",
-            "y": "validation loss (nats per character)",
-            "left": "rescaled at evaluation, no training (s = n / L)",
-            "right": "fine-tuned {steps} steps at L' = {L_new}",
-            "L": "L", "L_new": "L'"}
+    text, names = _STRETCH.get(), STRETCH_LABELS.get()
     fig, (left, right) = _axes(ax, 2, (11, 4.4))
     cfg = results["config"]
     L, L_new = cfg["L"], cfg["finetune_factor"] * cfg["L"]
@@ -414,7 +445,7 @@ def plot_rope_stretch(results, *, ax=None):
             mean, std = mean_std(losses)
             ax_.errorbar(lengths, mean, yerr=std, marker="o", ms=4,
                          capsize=3, color=_STRETCH_COLORS[variant],
-                         label=STRETCH_LABELS[variant], gid=variant)
+                         label=names[variant], gid=variant)
         ax_.axvline(L, color="k", ls=":", lw=1, label=text["L"])
         all_lengths = np.array(_eval_lengths(results))
         _log2_lengths(ax_, all_lengths, L, text["x"])
@@ -438,10 +469,7 @@ def plot_copy(results, *, methods=METHODS, ax=None):
     standard deviation. The shaded part is the lengths seen in training,
     ``1 <= n_copy <= copy_k``.
     """
-    text = {"x": "symbols to copy, n_copy",
-            "exact_match": "exact match (whole copy right)",
-            "symbol_accuracy": "fraction of copied symbols right",
-            "train": "lengths seen in training"}
+    text, names = _COPY.get(), LABELS.get()
     fig, axes = _axes(ax, 2, (11, 4.2))
     k = results["config"]["copy_k"]
     for ax_, metric in zip(axes, COPY_METRICS, strict=True):
@@ -451,7 +479,7 @@ def plot_copy(results, *, methods=METHODS, ax=None):
             shift = (j - (len(methods) - 1) / 2) * 0.25  # side by side
             ax_.errorbar(n_copy + shift, mean, yerr=std, marker="o", ms=4,
                          capsize=3, color=_COLORS[method],
-                         label=LABELS[method], gid=method)
+                         label=names[method], gid=method)
         ax_.axvspan(0.5, k + 0.5, color="0.9", zorder=0, label=text["train"])
         ax_.set_xticks(n_copy)
         ax_.set_xlim(0.5, n_copy[-1] + 2)
@@ -471,11 +499,7 @@ def plot_live_run(run, L, *, bin_width=16, ax=None):
     ``"position"``), averaged over bins of ``bin_width`` positions
     (x-data: each bin's first position), with ``0 <= pos < L`` shaded.
     """
-    text = {"x_left": "training step", "y": "loss (nats per character)",
-            "left": "training ({method}, L = {L})",
-            "x_right": "position in a {n}-character window",
-            "right": "validation loss by position",
-            "train": "positions seen in training"}
+    text = _LIVE_RUN.get()
     fig, (left, right) = _axes(ax, 2, (11, 3.8))
     steps, loss = np.array(run["train_loss"]).T
     left.plot(steps, loss, color=_COLORS[run["method"]], gid="train")
