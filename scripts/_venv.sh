@@ -8,6 +8,37 @@ fi
 .venv/bin/python -m pip install --quiet -r "$1"
 export PATH="$PWD/.venv/bin:$PATH"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# The Chinese edition's figures need a CJK font: WenQuanYi Micro Hei,
+# Debian's fonts-wqy-microhei (1.6 MB; Noto CJK is 57 MB), which has every
+# character the book uses (tests/test_i18n.py checks it).
+POSENC_CJK_FONT_FILE=/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+if [ ! -f "$POSENC_CJK_FONT_FILE" ]; then
+  echo "Installing Debian's fonts-wqy-microhei (the Chinese figures' font)"
+  sudo=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
+  if ! { $sudo apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+           fonts-wqy-microhei; } >/tmp/posenc-apt-font.log 2>&1; then
+    tail -20 /tmp/posenc-apt-font.log >&2
+  fi
+  if [ ! -f "$POSENC_CJK_FONT_FILE" ]; then
+    echo "error: the Chinese edition needs the font WenQuanYi Micro Hei" \
+      "(apt-get install fonts-wqy-microhei)" >&2
+    exit 1
+  fi
+fi
 # Build matplotlib's font cache now, so that its one-time notice never
-# lands in a notebook's stderr (which nbval and the build would flag).
+# lands in a notebook's stderr (which nbval and the build would flag); a
+# cache from before the font was installed is rebuilt.
 python -c "import matplotlib.pyplot" >/dev/null 2>&1
+python - <<'PY'
+from pathlib import Path
+
+import matplotlib
+from matplotlib import font_manager as fm
+
+if "WenQuanYi Micro Hei" not in {f.name for f in fm.fontManager.ttflist}:
+    cache = Path(matplotlib.get_cachedir(),
+                 f"fontlist-v{fm.FontManager.__version__}.json")
+    fm.json_dump(fm.FontManager(), cache)
+PY

@@ -30,12 +30,21 @@ What is checked, page by page:
 * **Citations** (``test_citations_link_to_references``): every citation
   reads "(Vaswani et al., 2017)" or "Press et al. (2022)" and links to its
   entry on the References page.
+* **Both editions**: every page check above runs on the English pages and
+  on the Chinese edition's (``zh/``, ``tools/i18n.py``), and every live
+  figure of the Chinese pages is swept too; ``test_language_switch`` checks
+  that each page links to the same page of the other edition, both ways,
+  and that the link resolves over http and from ``file://``.
 * **Coverage** (``test_every_interactive_has_a_live_figure``): every
   ``Interactive`` of every ``posenc_plots`` module is a live figure on a
   page of the book, and every slider cell carries its metadata and the
   ``remove-output``, ``nbval-ignore-output`` and ``skip-execution`` tags.
 
-The book: the ``book_html`` fixture of ``tests/conftest.py``.
+The book: the ``book_html`` fixture of ``tests/conftest.py``, with the
+Chinese edition in its ``zh/`` folder (``scripts/book.sh`` builds both; the
+``book_site`` fixture below builds ``zh/`` when the book was built by the
+fixture, without execution and with English where a translation is
+missing: ``tests/test_i18n.py`` is the gate for the translations).
 
 The browser: Debian's ``chromium`` (``$POSENC_CHROMIUM`` to use another
 binary), never a downloaded one. Without it (or without Playwright, or
@@ -136,10 +145,27 @@ def source_has_math(name):
     return bool(re.search(r"\$[^$\s][^$\n]*\$", text))
 
 
-PAGES = ["index.html"] + [f"{name}.html" for name in toc_files()] + [
+# The English edition at the root of the site, the Chinese one in zh/.
+EDITIONS = ["", "zh/"]
+EN_PAGES = ["index.html"] + [f"{name}.html" for name in toc_files()] + [
     "genindex.html", "search.html"]
+PAGES = [edition + name for edition in EDITIONS for name in EN_PAGES]
 WIDGETS = [(f"{name}.html", key) for name in toc_files()
            for _, key, _ in notebook_widgets(name) if key]
+# The Chinese pages' live figures: every slider position must draw (their
+# labels are Chinese, so test_widget's comparison with the English
+# matplotlib figure runs on the English pages).
+ZH_WIDGETS = [("zh/" + name, key) for name, key in WIDGETS]
+
+
+def edition_of(name):
+    """The edition prefix ("" or "zh/") of a page name."""
+    return next(e for e in reversed(EDITIONS) if name.startswith(e))
+
+
+def source_name(name):
+    """The source of a page of either edition, without extension."""
+    return name.removeprefix(edition_of(name)).removesuffix(".html")
 INTERACTIVE = {f"{module}:{fig.name}": fig for module, fig in all_interactive()}
 
 
@@ -161,9 +187,49 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def build_zh_html(out):
+    """Build the Chinese edition into ``out`` as conftest builds the English
+    one for the tests: stored outputs, no execution."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import i18n
+
+    work = Path(tempfile.mkdtemp(prefix="posenc-zh-"))
+    src = work / "zh_src"
+    i18n.build_zh(src, allow_missing=True, clear_outputs=False)
+    config = yaml.safe_load((src / "_config.yml").read_text(encoding="utf-8"))
+    config["execute"]["execute_notebooks"] = "off"
+    config["sphinx"]["local_extensions"] = {
+        name: str(src / path)
+        for name, path in config["sphinx"]["local_extensions"].items()}
+    config_path = work / "_config.yml"
+    config_path.write_text(yaml.safe_dump(config, allow_unicode=True),
+                           encoding="utf-8")
+    cmd = [sys.executable, "-m", "jupyter_book", "build", str(src),
+           "--path-output", str(work / "out"), "--config", str(config_path),
+           "-W", "-n", "--keep-going"]
+    jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent))
+    if jb:
+        cmd[:3] = [jb]
+    done = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    shutil.move(work / "out" / "_build" / "html", out)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
-def server(book_html):
-    handler = functools.partial(QuietHandler, directory=str(book_html))
+def book_site(book_html):
+    """The book's html folder with the Chinese edition in ``zh/``."""
+    zh = book_html / "zh"
+    if not (zh / "index.html").is_file():
+        assert not os.environ.get("POSENC_BOOK_HTML"), (
+            f"no Chinese edition in {zh}: scripts/book.sh builds both")
+        build_zh_html(zh)
+    return book_html
+
+
+@pytest.fixture(scope="session")
+def server(book_site):
+    handler = functools.partial(QuietHandler, directory=str(book_site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -247,8 +313,8 @@ def pages(browser, server):
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
 @pytest.mark.parametrize("name", PAGES)
-def test_page_is_clean(browser, server, book_html, name, scheme):
-    base = server if scheme == "http" else book_html.as_uri() + "/"
+def test_page_is_clean(browser, server, book_site, name, scheme):
+    base = server if scheme == "http" else book_site.as_uri() + "/"
     visit = Visit(browser, base + name)
     try:
         page = visit.page
@@ -263,7 +329,7 @@ def test_page_is_clean(browser, server, book_html, name, scheme):
         # math: typeset by the local MathJax, no TeX errors
         n_math = page.eval_on_selector_all(
             ".math, span.math, div.math", "els => els.length")
-        if source_has_math(name.removesuffix(".html")):
+        if source_has_math(source_name(name)):
             assert n_math, f"{name}: its source has $...$ math, the page none"
         if n_math:
             assert page.evaluate("() => !!window.MathJax && "
@@ -365,13 +431,18 @@ ENTRY_IDS = """() => [...document.querySelectorAll(
 
 @pytest.fixture(scope="module")
 def reference_ids(pages):
-    """The ids of the References page's entries."""
-    ids = set(pages("references.html").page.evaluate(ENTRY_IDS))
-    assert ids, "the References page lists no entry"
+    """The ids of the References page's entries, per edition."""
+    @functools.cache
+    def ids(edition):
+        found = set(pages(edition + "references.html").page.evaluate(ENTRY_IDS))
+        assert found, f"the References page of {edition or 'en/'} lists no entry"
+        return found
+
     return ids
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if p != "references.html"])
+@pytest.mark.parametrize("name", [p for p in PAGES
+                                  if source_name(p) != "references"])
 def test_citations_link_to_references(pages, reference_ids, name):
     """(Author, year) or Author (year), linked to the References page."""
     year = r"(\d{4}[a-z]?|n\.d\.)"
@@ -384,7 +455,7 @@ def test_citations_link_to_references(pages, reference_ids, name):
         for href in hrefs:
             page, _, anchor = (href or "").partition("#")
             if Path(page).name != "references.html" or anchor not in (
-                    reference_ids):
+                    reference_ids(edition_of(name))):
                 bad.append(f"{text!r} links to {href!r}, not an entry of "
                            "references.html")
         if not hrefs:
@@ -394,12 +465,56 @@ def test_citations_link_to_references(pages, reference_ids, name):
 
 def test_a_citation_reads_author_year(pages):
     """{cite:p}`vaswani2017attention` renders as (Vaswani et al., 2017)."""
-    texts = [text for name in PAGES if name != "references.html"
+    texts = [text for name in PAGES if source_name(name) != "references"
              for text, _ in pages(name).page.evaluate(CITATIONS)]
     assert "(Vaswani et al., 2017)" in texts, sorted(set(texts))[:20]
 
 
 # ------------------------------------------------------- missing browser
+
+
+# ------------------------------------------------------- language switch
+
+SWITCH = """() => { const a = document.querySelector('a.posenc-language-switch');
+  return a && [a.href, a.getAttribute('hreflang'), a.textContent.trim()]; }"""
+
+
+def other_edition(name):
+    """The same page in the other edition."""
+    edition = edition_of(name)
+    return ("" if edition else "zh/") + name.removeprefix(edition)
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if source_name(p) != "index"])
+def test_language_switch(pages, book_site, server, name):
+    """Every page links to the same page of the other edition, relatively."""
+    found = pages(name).page.evaluate(SWITCH)
+    assert found, f"{name}: no language switch"
+    href, lang, label = found
+    target = other_edition(name)
+    assert href == server + target, f"{name}: the switch goes to {href}"
+    assert (book_site / target).is_file(), f"{name}: {target} does not exist"
+    chinese = not edition_of(name)
+    assert (lang, label) == (("zh-CN", "中文") if chinese else ("en", "English"))
+
+
+def test_language_switch_from_file(browser, book_site):
+    """From file://, the switch leads to the Chinese page and back."""
+    name = f"{toc_files()[1]}.html"
+    start = book_site.as_uri() + "/" + name
+    visit = Visit(browser, start)
+    try:
+        page = visit.page
+        assert page.evaluate("document.documentElement.lang") == "en"
+        page.click("a.posenc-language-switch")
+        page.wait_for_url(book_site.as_uri() + "/zh/" + name)
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+        page.click("a.posenc-language-switch")
+        page.wait_for_url(start)
+        assert not visit.failed, visit.failed
+        assert not visit.errors, visit.errors
+    finally:
+        visit.close()
 
 
 def test_a_missing_browser_is_reported(tmp_path):
@@ -704,7 +819,7 @@ SWEEP = """async ([id, name, positions]) => {
 }"""
 
 
-@pytest.mark.parametrize("name,key", WIDGETS)
+@pytest.mark.parametrize("name,key", WIDGETS + ZH_WIDGETS)
 def test_widget_sweep(pages, name, key):
     """Every position of every slider draws without an error."""
     fig_spec = INTERACTIVE[key]

@@ -6,10 +6,13 @@ images alike. ``.ci/run`` calls this after ``scripts/book.sh``::
 
     python tools/compare_builds.py _build/html
 
-builds the book a second time into a temporary folder (the same command as
-``scripts/book.sh``: ``jupyter-book build -W -n --keep-going``), compares
-the two ``html`` trees and exits 1, printing a diff of every differing text
-file, if they differ. With no argument it builds twice. ``.doctrees``,
+builds the book a second time into a temporary folder (the same commands as
+``scripts/book.sh``: ``jupyter-book build -W -n --keep-going`` of the
+English edition, then ``tools/i18n.py build-zh`` and the same build of the
+Chinese edition into ``html/zh``), compares the two ``html`` trees, both
+editions, and exits 1, printing a diff of every differing text file, if
+they differ. With no argument it builds twice. ``--allow-missing`` is
+passed to ``build-zh`` (as ``scripts/book.sh --allow-missing`` does). ``.doctrees``,
 ``.buildinfo``, the execution cache and the execution reports are not part
 of the book and are not compared. ``benchmarks/run.py --build`` uses the
 same functions and also times the builds.
@@ -39,14 +42,32 @@ def build_env():
     return env
 
 
-def build(out):
-    """Build the book into ``out/_build/html``; return (seconds, process)."""
+# The Chinese source tree: always at the same place (as scripts/book.sh
+# writes it), so that two builds read their sources from the same paths.
+ZH_SRC = ROOT / "_build" / "zh_src"
+
+
+def build(out, allow_missing=False):
+    """Build both editions into ``out/_build/html`` (Chinese in ``zh/``);
+    return (seconds, process of the first failing step or the last one)."""
     jb = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(ROOT),
-           "--path-output", str(out), "-W", "-n", "--keep-going"]
+    jb = str(jb) if jb.exists() else "jupyter-book"
+    flags = ["-W", "-n", "--keep-going"]
+    steps = [
+        ([jb, "build", str(ROOT), "--path-output", str(out), *flags], {}),
+        ([sys.executable, str(ROOT / "tools" / "i18n.py"), "build-zh",
+          str(ZH_SRC)] + (["--allow-missing"] if allow_missing else []), {}),
+        ([jb, "build", str(ZH_SRC), "--path-output", str(out / "zh"), *flags],
+         {"POSENC_LANG": "zh_CN"}),
+    ]
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, env=build_env(), capture_output=True,
-                          text=True)
+    for cmd, extra in steps:
+        done = subprocess.run(cmd, cwd=ROOT, env=dict(build_env(), **extra),
+                              capture_output=True, text=True)
+        if done.returncode:
+            break
+    else:
+        shutil.move(out / "zh" / "_build" / "html", out / "_build" / "html" / "zh")
     return time.perf_counter() - t0, done
 
 
@@ -85,12 +106,15 @@ def main(argv=None):
                     "twice)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary builds")
+    ap.add_argument("--allow-missing", action="store_true",
+                    help="English where a Chinese translation is missing "
+                    "(development only)")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="posenc-build-"))
     trees = [Path(args.html).resolve()] if args.html else []
     try:
         for run in "ab"[:2 - len(trees)]:
-            seconds, done = build(tmp / run)
+            seconds, done = build(tmp / run, args.allow_missing)
             print(f"clean build {run}: {seconds:.0f} s, exit code "
                   f"{done.returncode}")
             if done.returncode:

@@ -21,6 +21,7 @@ Commands (run from anywhere; paths are relative to the repository):
 
     python tools/i18n.py update          write/merge the PO files
     python tools/i18n.py stats           translated/fuzzy/untranslated per file
+    python tools/i18n.py check           markup a translation broke
     python tools/i18n.py build-zh OUT    the Chinese source tree in OUT
     python tools/i18n.py notebook SRC PO OUT   one notebook, translated
 
@@ -38,9 +39,11 @@ are never translated, so they cannot differ between the editions.
 from __future__ import annotations
 
 import argparse
+import copy
 import difflib
 import json
 import re
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -569,16 +572,270 @@ def stats(root: Path = ROOT, out=sys.stdout) -> dict[str, dict[str, int]]:
     return result
 
 
+# --------------------------------------------------------------------------
+# Checking translations
+
+_ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
+_CODE = re.compile(r"(?<![}`])`[^`\n]+`(?!`)")
+_MATH = re.compile(r"\$\$.*?\$\$|(?<![\\$])\$[^$\n]+\$", re.S)
+_LABEL = re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M)
+_URL = re.compile(r"https?://[^\s)>]+")
+
+
+def _fence_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()
+            if _FENCE.match(line) or line.strip().startswith("$$")
+            or re.match(r"^\s*:[\w-]+:", line)]
+
+
+def check_entry(msgid: str, msgstr: str) -> list[str]:
+    """What a translation broke in the markup of its unit: roles
+    ({cite:p}`x`, {doc}`x`, ...), inline code, math, labels, links, fence,
+    directive-option and $$ lines, and the heading level must all be kept."""
+    if not msgstr:
+        return []
+    problems = []
+    for what, pattern in (("role", _ROLE), ("inline code", _CODE),
+                          ("math", _MATH), ("label", _LABEL), ("link", _URL)):
+        before = sorted(m.strip() for m in pattern.findall(_ROLE.sub(
+            "", msgid) if pattern is _CODE else msgid))
+        after = sorted(m.strip() for m in pattern.findall(_ROLE.sub(
+            "", msgstr) if pattern is _CODE else msgstr))
+        if before != after:
+            lost = sorted(set(before) - set(after))
+            added = sorted(set(after) - set(before))
+            problems.append(f"{what} changed: lost {lost}, added {added}"
+                            if lost or added else f"{what}: counts differ")
+    if _fence_lines(msgid) != _fence_lines(msgstr):
+        problems.append("fence, directive option or $$ lines changed: "
+                        f"{_fence_lines(msgid)} != {_fence_lines(msgstr)}")
+    heading = re.match(r"^(#+) ", msgid)
+    if heading and not msgstr.startswith(heading.group(1) + " "):
+        problems.append(f"heading level {heading.group(1)} not kept")
+    return problems
+
+
+def check(root: Path = ROOT, out=sys.stdout) -> list[str]:
+    """Markup problems of every translated entry (see ``check_entry``)."""
+    root = Path(root)
+    found = []
+    for po in po_files(root):
+        if not po.exists():
+            continue
+        for e in read_po(po)[1]:
+            if e.obsolete or e.msgctxt is not None:
+                continue
+            for problem in check_entry(e.msgid, e.msgstr):
+                found.append(f"{po.relative_to(root).as_posix()}: "
+                             f"{_first_line(e.msgid)}: {problem}")
+    for line in found:
+        print(line, file=out)
+    return found
+
+
+# --------------------------------------------------------------------------
+# Translating
+
+
+def load_catalog(po: Path | str) -> dict[tuple[str | None, str], str]:
+    """``(msgctxt, msgid) -> msgstr`` of the translated (not fuzzy) entries."""
+    po = Path(po)
+    if not po.is_file():
+        raise ValueError(f"po_path: no PO file at {po}")
+    return {e.key: e.msgstr for e in read_po(po)[1] if e.translated}
+
+
+class MissingTranslations(ValueError):
+    """Units without a (non-fuzzy) translation; ``missing`` lists them."""
+
+    def __init__(self, missing: list[str]):
+        self.missing = missing
+        shown = "\n  ".join(missing[:30])
+        more = f"\n  ... and {len(missing) - 30} more" if len(missing) > 30 else ""
+        super().__init__(
+            f"{len(missing)} units have no translation (translate them in the PO "
+            f"files, or run `python tools/i18n.py update` if the English changed; "
+            f"--allow-missing falls back to English, for development only):\n  "
+            f"{shown}{more}")
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 70 else line[:67] + "..."
+
+
+def translate_text(text: str, catalog: dict, missing: list[str], where: str) -> str:
+    """``text`` with every unit replaced by its translation; units without
+    one stay English and are appended to ``missing``."""
+    out = []
+    for chunk, is_block in split_segments(text):
+        if is_block and is_translatable(chunk):
+            translated = catalog.get((None, chunk))
+            if translated is None:
+                missing.append(f"{where}: {_first_line(chunk)}")
+                translated = chunk
+            chunk = translated
+        out.append(chunk)
+    return "".join(out)
+
+
+def translate_notebook(nb, po_path: Path | str, *, allow_missing: bool = False,
+                       clear_outputs: bool = False, where: str = "notebook",
+                       missing: list[str] | None = None):
+    """A copy of notebook ``nb`` with its markdown cells translated from
+    ``po_path``; code and raw cells, metadata and attachments are untouched
+    (``clear_outputs`` empties the code cells' outputs and execution counts).
+
+    A unit without a translation (or with a fuzzy one) raises
+    ``MissingTranslations`` (a ValueError) listing them all, unless
+    ``allow_missing``, which keeps the English (for development only).
+    ``missing``, if given, collects them instead of raising.
+    """
+    if not hasattr(nb, "cells"):
+        raise ValueError("nb: a notebook (nbformat.NotebookNode) is needed")
+    catalog = load_catalog(po_path)
+    collect = [] if missing is None else missing
+    new = copy.deepcopy(nb)
+    for index, cell in enumerate(new.cells):
+        if cell.cell_type == "markdown":
+            cell.source = translate_text(cell.source, catalog, collect,
+                                         f"{where}:{index}")
+        elif cell.cell_type == "code" and clear_outputs:
+            cell.outputs = []
+            cell.execution_count = None
+    if collect and missing is None and not allow_missing:
+        raise MissingTranslations(collect)
+    return new
+
+
+def _translated_config(root: Path, book: dict, missing: list[str]) -> str:
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    for key in ("title", "author"):
+        value = book.get((key, config[key]))
+        if value is None:
+            missing.append(f"{BOOK_PO}: {key} {config[key]!r}")
+        else:
+            config[key] = value
+    sphinx = config.setdefault("sphinx", {})
+    sphinx_config = sphinx.setdefault("config", {})
+    sphinx_config["language"] = LANGUAGE
+    # _ext/posenc_i18n.py: the language switch points back to the English
+    # edition, one folder up.
+    sphinx_config["posenc_other_edition"] = "../"
+    sphinx_config["posenc_other_language"] = "en"
+    sphinx_config["posenc_other_label"] = "English"
+    # MathJax from the repository's node_modules (not copied)
+    sphinx_config["posenc_mathjax"] = str(root / "node_modules" / "mathjax" / "es5")
+    header = ("# Generated by `python tools/i18n.py build-zh` from the English\n"
+              "# _config.yml: do not edit, edit the English one.\n")
+    return header + yaml.safe_dump(config, allow_unicode=True, sort_keys=False,
+                                   width=88)
+
+
+def _translated_toc(root: Path, book: dict, missing: list[str]) -> str:
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    for part in toc.get("parts", []):
+        if "caption" in part:
+            value = book.get(("caption", part["caption"]))
+            if value is None:
+                missing.append(f"{BOOK_PO}: caption {part['caption']!r}")
+            else:
+                part["caption"] = value
+    return yaml.safe_dump(toc, allow_unicode=True, sort_keys=False, width=88)
+
+
+MARKER = ".posenc-zh-src"
+COPIED = ("references.bib", "_assets", "_ext")
+
+
+def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
+             clear_outputs: bool = True) -> list[str]:
+    """Write the Chinese source tree of the book into ``out`` (replacing a
+    previous one); return the untranslated units (empty unless
+    ``allow_missing``, else MissingTranslations is raised and nothing is
+    written). The notebooks' outputs are cleared (the build executes them)
+    unless ``clear_outputs`` is false (the tests' build without execution)."""
+    root, out = Path(root).resolve(), Path(out).resolve()
+    if root.is_relative_to(out):
+        raise ValueError(f"out: a folder outside the sources, got {out}")
+    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise ValueError(f"out: {out} is not empty and not a build-zh tree")
+    missing: list[str] = []
+    files: dict[str, str] = {}
+    for doc in _toc_files(root):
+        po = po_path_of(doc, root)
+        if not po.exists():
+            raise ValueError(f"{po.relative_to(root)} is missing: run "
+                             "`python tools/i18n.py update`")
+        if doc.endswith(".ipynb"):
+            nb = nbformat.read(root / doc, as_version=4)
+            zh = translate_notebook(nb, po, clear_outputs=clear_outputs, where=doc,
+                                    missing=missing)
+            files[doc] = nbformat.writes(zh) + "\n"
+        else:
+            text = (root / doc).read_text(encoding="utf-8")
+            files[doc] = translate_text(text, load_catalog(po), missing, doc)
+    book = load_catalog(root / LOCALE_DIR / BOOK_PO)
+    files["_config.yml"] = _translated_config(root, book, missing)
+    files["_toc.yml"] = _translated_toc(root, book, missing)
+    if missing and not allow_missing:
+        raise MissingTranslations(missing)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / MARKER).write_text("written by tools/i18n.py build-zh\n")
+    for name in COPIED:
+        src = root / name
+        if src.is_dir():
+            shutil.copytree(src, out / name,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.exists():
+            shutil.copy2(src, out / name)
+    for rel, text in files.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text, encoding="utf-8")
+    return missing
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="write/merge the PO files")
     sub.add_parser("stats", help="translated/fuzzy/untranslated per PO file")
+    sub.add_parser("check", help="markup a translation broke (roles, math, ...)")
+    zh = sub.add_parser("build-zh", help="write the Chinese source tree")
+    zh.add_argument("out")
+    zh.add_argument("--allow-missing", action="store_true",
+                    help="keep English where a translation is missing "
+                    "(development only)")
+    one = sub.add_parser("notebook", help="translate one notebook")
+    one.add_argument("src", help="a chapter or assignments/source notebook")
+    one.add_argument("out")
+    one.add_argument("--allow-missing", action="store_true")
     args = parser.parse_args(argv)
-    if args.command == "update":
-        update()
-    elif args.command == "stats":
-        stats()
+    try:
+        if args.command == "update":
+            update()
+        elif args.command == "stats":
+            stats()
+        elif args.command == "check":
+            if check():
+                return 1
+        elif args.command == "build-zh":
+            missing = build_zh(args.out, allow_missing=args.allow_missing)
+            if missing:
+                print(f"warning: {len(missing)} units left in English "
+                      "(--allow-missing)", file=sys.stderr)
+            print(f"the Chinese source tree is in {args.out}")
+        elif args.command == "notebook":
+            src = Path(args.src).resolve()
+            nb = nbformat.read(src, as_version=4)
+            zh = translate_notebook(nb, po_path_of(src), where=args.src,
+                                    allow_missing=args.allow_missing)
+            nbformat.write(zh, args.out)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,0 +1,80 @@
+"""The language switch between the book's two editions.
+
+The English edition is built into ``_build/html`` and the Chinese one
+(``python tools/i18n.py build-zh``, ``language: zh_CN``) into
+``_build/html/zh`` (``scripts/book.sh``). Every page of each gets, in the
+article header, a link to the same page in the other edition. The link is
+relative (``zh/chapters/01_why_order.html`` from the English page,
+``../../chapters/01_why_order.html`` from the Chinese one), so it works
+offline and from ``file://``; a ``<link rel="alternate" hreflang>`` in the
+head says the same to search engines.
+
+Configuration (``sphinx: config:`` in ``_config.yml``):
+
+- ``posenc_other_edition``: the other edition's root, relative to this
+  edition's root, ending in "/" ("zh/" by default; the Chinese build sets
+  "../"); empty: no switch.
+- ``posenc_other_language``: its language tag (BCP 47), for ``hreflang`` and
+  ``lang`` ("zh-CN" by default).
+- ``posenc_other_label``: the link's text, in the other language ("中文").
+"""
+
+from pathlib import Path
+
+TEMPLATE = "posenc-language-switch.html"
+TEMPLATES = str(Path(__file__).resolve().parent / "i18n_templates")
+DEFAULT_HEADER_END = ["article-header-buttons.html"]
+
+
+def _as_list(value):
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return list(value or [])
+
+
+def check_config(app, config):
+    """Validate the settings; put the switch in the article header."""
+    other = config.posenc_other_edition
+    if not isinstance(other, str) or (other and (
+            not other.endswith("/") or other.startswith("/") or "://" in other)):
+        raise ValueError(
+            "posenc_other_edition: a relative folder ending in '/' (like 'zh/' "
+            f"or '../') or '' for no switch, got {other!r}")
+    if other and not (config.posenc_other_label and config.posenc_other_language):
+        raise ValueError("posenc_other_label and posenc_other_language: "
+                         "non-empty strings needed with posenc_other_edition")
+    if TEMPLATES not in config.templates_path:
+        config.templates_path = list(config.templates_path) + [TEMPLATES]
+    options = dict(config.html_theme_options or {})
+    end = _as_list(options.get("article_header_end", DEFAULT_HEADER_END))
+    if other and TEMPLATE not in end:
+        options["article_header_end"] = [TEMPLATE] + end
+        config.html_theme_options = options
+
+
+def switch_href(pagename, target_uri, other):
+    """The relative URL of the page in the other edition."""
+    return "../" * pagename.count("/") + other + target_uri
+
+
+def page_context(app, pagename, templatename, context, doctree):
+    other = app.config.posenc_other_edition
+    if not other or app.builder.format != "html":
+        return
+    href = switch_href(pagename, app.builder.get_target_uri(pagename), other)
+    lang = app.config.posenc_other_language
+    context["posenc_switch_href"] = href
+    context["posenc_switch_lang"] = lang
+    context["posenc_switch_label"] = app.config.posenc_other_label
+    context["metatags"] = context.get("metatags", "") + (
+        f'\n<link rel="alternate" hreflang="{lang}" href="{href}" />')
+
+
+def setup(app):
+    app.add_config_value("posenc_other_edition", "zh/", "html", str)
+    app.add_config_value("posenc_other_language", "zh-CN", "html", str)
+    app.add_config_value("posenc_other_label", "中文", "html", str)
+    app.connect("config-inited", check_config)
+    app.connect("html-page-context", page_context)
+    return {"version": "1.0", "parallel_read_safe": True,
+            "parallel_write_safe": True}

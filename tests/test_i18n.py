@@ -1,0 +1,322 @@
+"""The Chinese edition's translations (tools/i18n.py, locales/zh_CN).
+
+* **Complete** (``test_po_file_is_complete``): no untranslated, fuzzy or
+  obsolete message in any PO file, counted as ``msgfmt --statistics`` does
+  (and checked against msgfmt itself where it is installed). A new English
+  paragraph without its translation fails here: this is the gate.
+* **Up to date** (``test_po_file_matches_its_source``): the units of every
+  source document are exactly the msgids of its PO file; a changed English
+  paragraph fails until ``python tools/i18n.py update`` is run (which marks
+  its old translation fuzzy, failing the first test until it is reviewed).
+* **Markup kept** (``test_translations_keep_the_markup``): roles, inline
+  code, math, labels, links, fences and heading levels of each unit survive
+  its translation.
+* **Code identical** (``test_zh_notebooks_have_the_same_code``): the
+  generated Chinese notebooks (book and assignments) have the English code
+  cells, metadata and cell ids, byte for byte.
+* **No silent English** (``test_build_zh_refuses_missing_translations``).
+* The merge of ``update`` (new, fuzzy, obsolete) and the unit splitter on
+  small made-up sources.
+"""
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "_ext"))
+import i18n  # noqa: E402
+import posenc_i18n  # noqa: E402
+
+PO_FILES = i18n.po_files(ROOT)
+DOCUMENTS = i18n.documents(ROOT)
+
+
+def _rel(path):
+    return Path(path).relative_to(ROOT).as_posix()
+
+
+# ------------------------------------------------------------ the gate
+
+
+@pytest.mark.parametrize("po", PO_FILES, ids=_rel)
+def test_po_file_is_complete(po):
+    assert po.is_file(), f"{_rel(po)} is missing: run python tools/i18n.py update"
+    stats = i18n.po_stats(po)
+    _, entries = i18n.read_po(po)
+    left = [i18n._first_line(e.msgid) for e in entries
+            if not e.obsolete and not e.translated][:10]
+    assert (stats["untranslated"], stats["fuzzy"], stats["obsolete"]) == (0, 0, 0), (
+        f"{_rel(po)}: {stats}; for example {left}")
+
+
+@pytest.mark.parametrize("po", PO_FILES, ids=_rel)
+def test_stats_agree_with_msgfmt(po):
+    msgfmt = shutil.which("msgfmt")
+    if not msgfmt:
+        pytest.skip("msgfmt (GNU gettext) is not installed")
+    done = subprocess.run([msgfmt, "-c", "--statistics", "-o", "/dev/null", str(po)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stats = i18n.po_stats(po)
+    counted = {}
+    for key, words in (("translated", "translated message"),
+                       ("fuzzy", "fuzzy translation"),
+                       ("untranslated", "untranslated message")):
+        found = re.search(rf"(\d+) {words}", done.stderr)
+        counted[key] = int(found.group(1)) if found else 0
+    assert counted == {k: stats[k] for k in counted}, done.stderr
+
+
+@pytest.mark.parametrize("doc", DOCUMENTS, ids=str)
+def test_po_file_matches_its_source(doc):
+    po = i18n.po_path_of(doc, ROOT)
+    active = [e.msgid for e in i18n.read_po(po)[1] if not e.obsolete]
+    units = {msgid for msgid, _ in i18n.document_units(doc, ROOT)}
+    new = [i18n._first_line(u) for u in units if u not in set(active)]
+    stale = [i18n._first_line(m) for m in active if m not in units]
+    assert not new and not stale, (
+        f"{_rel(po)} is out of date with {doc} (run python tools/i18n.py "
+        f"update): new English units {new[:5]}, units no longer in the "
+        f"source {stale[:5]}")
+
+
+def test_book_po_matches_config_and_toc():
+    po = ROOT / i18n.LOCALE_DIR / i18n.BOOK_PO
+    active = {e.key for e in i18n.read_po(po)[1] if not e.obsolete}
+    wanted = {(ctx, msgid) for ctx, msgid, _ in i18n.book_units(ROOT)}
+    assert active == wanted, "run python tools/i18n.py update"
+
+
+def test_translations_keep_the_markup():
+    problems = i18n.check(ROOT, out=io.StringIO())
+    assert not problems, "\n".join(problems[:30])
+
+
+def test_markup_check_bites():
+    msgid = "## Attention\n\nThe scores of {cite:t}`vaswani2017` are $QK^\\top$."
+    good = "## 注意力\n\n{cite:t}`vaswani2017` 的分数是 $QK^\\top$。"
+    assert i18n.check_entry(msgid, good) == []
+    assert i18n.check_entry(msgid, "## 注意力\n\n分数是 $QK^\\top$。")  # lost role
+    assert i18n.check_entry(msgid, "# 注意力\n\n{cite:t}`vaswani2017` $QK$。")
+
+
+# ------------------------------------------------- the generated notebooks
+
+
+def _code_cells(nb):
+    return [(c.get("id"), c.cell_type, c.source, c.metadata) for c in nb.cells
+            if c.cell_type != "markdown"]
+
+
+@pytest.fixture(scope="module")
+def zh_tree(tmp_path_factory):
+    out = tmp_path_factory.mktemp("zh") / "zh_src"
+    i18n.build_zh(out, ROOT, allow_missing=True)
+    return out
+
+
+@pytest.mark.parametrize("doc", [d for d in DOCUMENTS if d.suffix == ".ipynb"],
+                         ids=str)
+def test_zh_notebooks_have_the_same_code(zh_tree, doc):
+    en = nbformat.read(ROOT / doc, as_version=4)
+    if doc.parts[0] == "assignments":
+        zh = i18n.translate_notebook(en, i18n.po_path_of(doc, ROOT),
+                                     allow_missing=True)
+        assert zh.cells[0].get("outputs") == en.cells[0].get("outputs")
+    else:
+        zh = nbformat.read(zh_tree / doc, as_version=4)
+        assert all(not c.outputs for c in zh.cells if c.cell_type == "code")
+    assert len(zh.cells) == len(en.cells)
+    assert _code_cells(zh) == _code_cells(en)
+    assert [c.metadata for c in zh.cells] == [c.metadata for c in en.cells]
+    assert zh.metadata == en.metadata
+
+
+def test_zh_tree_config(zh_tree):
+    config = yaml.safe_load((zh_tree / "_config.yml").read_text(encoding="utf-8"))
+    assert config["sphinx"]["config"]["language"] == "zh_CN"
+    assert config["sphinx"]["config"]["posenc_other_edition"] == "../"
+    assert "posenc_i18n" in config["sphinx"]["local_extensions"]
+    toc = yaml.safe_load((zh_tree / "_toc.yml").read_text(encoding="utf-8"))
+    en_toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    assert files == [c["file"] for p in en_toc["parts"] for c in p["chapters"]]
+    for doc in i18n._toc_files(ROOT):
+        assert (zh_tree / doc).is_file(), doc
+
+
+def test_switch_links_are_relative():
+    assert posenc_i18n.switch_href("intro", "intro.html", "zh/") == "zh/intro.html"
+    assert posenc_i18n.switch_href("chapters/06_rope", "chapters/06_rope.html",
+                                   "../") == "../../chapters/06_rope.html"
+
+
+# --------------------------------------------------- on a made-up book
+
+
+NOTEBOOK_MD = [
+    "# A title\n\nFirst paragraph, with $x$.\n\n$$\nx = 1\n$$ (eq-x)\n",
+    "Second paragraph.\n\n```{note}\nA note\n\nover two paragraphs.\n```",
+]
+PAGE = "# Page\n\nSome words.\n\n```bash\nls\n```\n\n```{tableofcontents}\n```\n"
+
+
+def make_book(root, second="Second paragraph."):
+    (root / "chapters").mkdir(parents=True)
+    (root / "_toc.yml").write_text(
+        "format: jb-book\nroot: page\nparts:\n  - caption: Part one\n"
+        "    chapters:\n      - file: chapters/one\n", encoding="utf-8")
+    (root / "_config.yml").write_text(
+        "title: A book\nauthor: Someone\nsphinx:\n  local_extensions:\n"
+        "    posenc_i18n: _ext/\n", encoding="utf-8")
+    (root / "page.md").write_text(PAGE, encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(NOTEBOOK_MD[0]),
+                nbformat.v4.new_code_cell("x = 1  # a comment\nprint(x)"),
+                nbformat.v4.new_markdown_cell(
+                    NOTEBOOK_MD[1].replace("Second paragraph.", second))]
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"
+    nbformat.write(nb, root / "chapters" / "one.ipynb")
+
+
+def translate_all(root, prefix="译："):
+    for po in i18n.po_files(root):
+        if not po.exists():
+            continue
+        header, entries = i18n.read_po(po)
+        for e in entries:
+            e.msgstr = e.msgid if e.msgid.startswith(("```", "#")) else prefix + e.msgid
+            e.flags = []
+            e.previous = None
+        i18n.write_po(po, entries, header)
+
+
+def test_units_of_a_made_up_book(tmp_path):
+    make_book(tmp_path)
+    units = [u for u, _ in i18n.document_units("chapters/one.ipynb", tmp_path)]
+    assert units == ["# A title", "First paragraph, with $x$.",
+                     "Second paragraph.",
+                     "```{note}\nA note\n\nover two paragraphs.\n```"]
+    assert [u for u, _ in i18n.document_units("page.md", tmp_path)] == [
+        "# Page", "Some words."]
+
+
+def test_splitting_is_lossless():
+    for doc in DOCUMENTS:
+        path = ROOT / doc
+        texts = ([c.source for c in nbformat.read(path, as_version=4).cells
+                  if c.cell_type == "markdown"] if doc.suffix == ".ipynb"
+                 else [path.read_text(encoding="utf-8")])
+        for text in texts:
+            same = {(None, u): u for u, _ in i18n.text_units(text)}
+            assert i18n.translate_text(text, same, [], str(doc)) == text
+
+
+def test_update_merges_like_msgmerge(tmp_path):
+    make_book(tmp_path)
+    i18n.update(tmp_path, out=io.StringIO())
+    po = i18n.po_path_of("chapters/one.ipynb", tmp_path)
+    assert po == tmp_path / "locales/zh_CN/LC_MESSAGES/chapters/one.po"
+    assert i18n.po_stats(po)["untranslated"] == 4
+    translate_all(tmp_path)
+    assert i18n.po_stats(po) == {"translated": 4, "fuzzy": 0, "untranslated": 0,
+                                 "obsolete": 0, "words_left": 0}
+    # a changed English paragraph: the test of up-to-date units would fail ...
+    shutil.rmtree(tmp_path / "chapters")
+    make_book_chapter_only(tmp_path, "Second paragraph, changed.")
+    units = {u for u, _ in i18n.document_units("chapters/one.ipynb", tmp_path)}
+    active = {e.msgid for e in i18n.read_po(po)[1] if not e.obsolete}
+    assert units != active
+    # ... until update, which keeps the old translation as fuzzy
+    i18n.update(tmp_path, out=io.StringIO())
+    entries = {e.msgid: e for e in i18n.read_po(po)[1]}
+    changed = entries["Second paragraph, changed."]
+    assert changed.fuzzy and changed.msgstr == "译：Second paragraph."
+    assert changed.previous == "Second paragraph."
+    assert i18n.po_stats(po)["fuzzy"] == 1
+    # a vanished translated unit becomes obsolete
+    shutil.rmtree(tmp_path / "chapters")
+    make_book_chapter_only(tmp_path, "Something else entirely, new words here.",
+                           drop_first=True)
+    i18n.update(tmp_path, out=io.StringIO())
+    stats = i18n.po_stats(po)
+    assert stats["obsolete"] >= 1 and stats["untranslated"] == 1, stats
+    text = po.read_text(encoding="utf-8")
+    assert '#~ msgid "First paragraph, with $x$."' in text
+
+
+def make_book_chapter_only(root, second, drop_first=False):
+    nb = nbformat.v4.new_notebook()
+    first = NOTEBOOK_MD[0]
+    if drop_first:
+        first = first.replace("First paragraph, with $x$.\n\n", "")
+    nb.cells = [nbformat.v4.new_markdown_cell(first),
+                nbformat.v4.new_code_cell("x = 1  # a comment\nprint(x)"),
+                nbformat.v4.new_markdown_cell(
+                    NOTEBOOK_MD[1].replace("Second paragraph.", second))]
+    (root / "chapters").mkdir()
+    nbformat.write(nb, root / "chapters" / "one.ipynb")
+
+
+def test_build_zh_refuses_missing_translations(tmp_path):
+    book = tmp_path / "book"
+    make_book(book)
+    i18n.update(book, out=io.StringIO())
+    # 4 units in the notebook, 2 on the page, the title, author and caption
+    with pytest.raises(ValueError, match="9 units have no translation") as err:
+        i18n.build_zh(tmp_path / "zh", book)
+    assert "chapters/one.ipynb:0: First paragraph" in str(err.value)
+    assert not (tmp_path / "zh").exists()
+    missing = i18n.build_zh(tmp_path / "zh", book, allow_missing=True)
+    assert len(missing) == 9
+    assert "_book.po: caption 'Part one'" in missing
+    translate_all(book)
+    # a fuzzy translation is not used
+    po = i18n.po_path_of("page.md", book)
+    header, entries = i18n.read_po(po)
+    entries[1].flags = ["fuzzy"]
+    i18n.write_po(po, entries, header)
+    with pytest.raises(ValueError, match="1 units have no translation"):
+        i18n.build_zh(tmp_path / "zh", book)
+    entries[1].flags = []
+    i18n.write_po(po, entries, header)
+    assert i18n.build_zh(tmp_path / "zh", book) == []
+    zh = nbformat.read(tmp_path / "zh" / "chapters" / "one.ipynb", as_version=4)
+    assert zh.cells[0].source.startswith("# A title\n\n译：First paragraph, with $x$.")
+    assert "$$\nx = 1\n$$ (eq-x)" in zh.cells[0].source
+    assert zh.cells[1].source == "x = 1  # a comment\nprint(x)"
+    page = (tmp_path / "zh" / "page.md").read_text(encoding="utf-8")
+    assert page == PAGE.replace("Some words.", "译：Some words.")
+    config = yaml.safe_load((tmp_path / "zh" / "_config.yml").read_text())
+    assert config["title"] == "译：A book"
+    assert config["sphinx"]["config"]["language"] == "zh_CN"
+
+
+def test_build_zh_keeps_away_from_other_folders(tmp_path):
+    book = tmp_path / "book"
+    make_book(book)
+    with pytest.raises(ValueError, match="out"):
+        i18n.build_zh(book / "chapters", book, allow_missing=True)
+    with pytest.raises(ValueError, match="out"):
+        i18n.build_zh(tmp_path, book, allow_missing=True)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="text"):
+        i18n.split_segments(None)
+    with pytest.raises(ValueError, match="nb"):
+        i18n.translate_notebook({}, PO_FILES[0])
+    with pytest.raises(ValueError, match="po_path"):
+        i18n.translate_notebook(nbformat.v4.new_notebook(), "/nonexistent.po")
+    with pytest.raises(ValueError, match="doc"):
+        i18n.po_path_of("assignments/source/x.ipynb", ROOT)
