@@ -31,8 +31,9 @@ What is checked, page by page:
   reads "(Vaswani et al., 2017)" or "Press et al. (2022)" and links to its
   entry on the References page.
 * **Both editions**: every page check above runs on the English pages and
-  on the Chinese edition's (``zh/``, ``tools/i18n.py``), and every live
-  figure of the Chinese pages is swept too; ``test_language_switch`` checks
+  on the Chinese edition's (``zh/``, ``tools/i18n.py``), and so do the live
+  figure checks (against matplotlib with ``POSENC_LANG=zh_CN``);
+  ``test_language_switch`` checks
   that each page links to the same page of the other edition, both ways,
   and that the link resolves over http and from ``file://``.
 * **Coverage** (``test_every_interactive_has_a_live_figure``): every
@@ -152,9 +153,8 @@ EN_PAGES = ["index.html"] + [f"{name}.html" for name in toc_files()] + [
 PAGES = [edition + name for edition in EDITIONS for name in EN_PAGES]
 WIDGETS = [(f"{name}.html", key) for name in toc_files()
            for _, key, _ in notebook_widgets(name) if key]
-# The Chinese pages' live figures: every slider position must draw (their
-# labels are Chinese, so test_widget's comparison with the English
-# matplotlib figure runs on the English pages).
+# The Chinese pages' live figures: the same checks, against the matplotlib
+# figures drawn with POSENC_LANG=zh_CN.
 ZH_WIDGETS = [("zh/" + name, key) for name, key in WIDGETS]
 
 
@@ -714,7 +714,7 @@ def check_state(page, wid, fig_spec, expected_positions=None):
         value = state["params"][s.name]
         assert np.isclose(value, posenc_widgets.slider_value(s, pos),
                           rtol=1e-12), (s.name, value)
-    assert fig_spec.caption in state["label"]
+    assert fig_spec.text(fig_spec.caption) in state["label"]
     diffs = compare(state["figure"], python_figure(fig_spec, state["params"]))
     assert not diffs, "\n".join(diffs[:20])
     return state
@@ -732,10 +732,12 @@ def _draws(page, wid):
     return _state(page, wid)["draws"]
 
 
-@pytest.mark.parametrize("name,key", WIDGETS)
-def test_widget(pages, name, key):
+@pytest.mark.parametrize("name,key", WIDGETS + ZH_WIDGETS)
+def test_widget(pages, name, key, monkeypatch):
     fig_spec = INTERACTIVE.get(key)
     assert fig_spec is not None, f"{key}: no such Interactive"
+    # the Chinese page's figure is compared with the Chinese matplotlib one
+    monkeypatch.setenv("POSENC_LANG", "zh_CN" if edition_of(name) else "en")
     visit = pages(name)
     page = visit.page
     ids = _widget_ids(page, key)
@@ -745,13 +747,14 @@ def test_widget(pages, name, key):
         for s in fig_spec.sliders:
             sid = f"{wid}-{s.name}"
             label = page.text_content(f"label[for='{sid}']")
-            assert label and (s.label or s.name) in label
+            assert label and (fig_spec.text(s.label) if s.label
+                              else s.name) in label
             attrs = page.evaluate(
                 "id => { const e = document.getElementById(id); return "
                 "[+e.min, +e.max, +e.step, e.disabled, e.type]; }", sid)
             assert attrs == [s.min, s.max, s.step, False, "range"], attrs
         assert page.text_content(f"#{wid} figcaption").startswith(
-            fig_spec.caption)
+            fig_spec.text(fig_spec.caption))
         page.locator(f"#{wid}").screenshot(
             path=_artifact(name, key, "default"))
         check_state(page, wid, fig_spec,
