@@ -66,6 +66,11 @@ NON_PROSE_DIRECTIVES = {
     "raw", "tableofcontents", "bibliography", "glue", "glue:figure", "image",
     "include", "eval-rst",
 }
+# Directives whose argument is a label or a path, not prose.
+LABEL_ARGUMENT_DIRECTIVES = {
+    "solution-start", "solution", "figure", "image", "literalinclude", "include",
+    "glue:figure", "bibliography",
+}
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -177,8 +182,10 @@ def _prose_of(unit: str) -> str:
             if name in NON_PROSE_DIRECTIVES:
                 i = end
                 continue
-            # directive: its argument and body are prose, options are not
-            out.append(info[len(name) + 2:])
+            # directive: its argument (unless a label or a path) and body
+            # are prose, its options are not
+            if name not in LABEL_ARGUMENT_DIRECTIVES:
+                out.append(info[len(name) + 2:])
             for body in lines[i + 1:end - 1]:
                 if not re.match(r"^\s*:[\w-]+:", body):
                     out.append(body)
@@ -518,14 +525,25 @@ def po_files(root: Path = ROOT) -> list[Path]:
             + [root / LOCALE_DIR / BOOK_PO, root / LOCALE_DIR / FIGURES_PO])
 
 
-def update(root: Path = ROOT, out=sys.stdout) -> dict[str, int]:
-    """Write or merge every PO file; return English words per PO file."""
+def update(root: Path = ROOT, out=sys.stdout,
+           only: list[str] | None = None) -> dict[str, int]:
+    """Write or merge every PO file (or those of the documents ``only``);
+    return English words per PO file."""
     root = Path(root)
     words = {}
+    docs = documents(root)
+    if only:
+        wanted = {Path(d).as_posix() for d in only}
+        unknown = wanted - {d.as_posix() for d in docs} - {"_book"}
+        if unknown:
+            raise ValueError(f"only: documents of the book (or _book), got "
+                             f"{sorted(unknown)}")
+        docs = [d for d in docs if d.as_posix() in wanted]
     jobs = [(po_path_of(d, root),
              [(None, u, loc) for u, loc in document_units(d, root)])
-            for d in documents(root)]
-    jobs.append((root / LOCALE_DIR / BOOK_PO, book_units(root)))
+            for d in docs]
+    if not only or "_book" in only:
+        jobs.append((root / LOCALE_DIR / BOOK_PO, book_units(root)))
     for po, units in jobs:
         header, old = read_po(po) if po.exists() else (HEADER, [])
         entries = merge(old, units)
@@ -800,7 +818,9 @@ def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("update", help="write/merge the PO files")
+    up = sub.add_parser("update", help="write/merge the PO files")
+    up.add_argument("docs", nargs="*", help="only these sources (e.g. "
+                    "chapters/06_rope.ipynb, _book); default: all")
     sub.add_parser("stats", help="translated/fuzzy/untranslated per PO file")
     sub.add_parser("check", help="markup a translation broke (roles, math, ...)")
     zh = sub.add_parser("build-zh", help="write the Chinese source tree")
@@ -815,7 +835,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "update":
-            update()
+            update(only=args.docs)
         elif args.command == "stats":
             stats()
         elif args.command == "check":
