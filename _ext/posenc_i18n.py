@@ -7,7 +7,8 @@ article header, a link to the same page in the other edition. The link is
 relative (``zh/chapters/01_why_order.html`` from the English page,
 ``../../chapters/01_why_order.html`` from the Chinese one), so it works
 offline and from ``file://``; a ``<link rel="alternate" hreflang>`` in the
-head says the same to search engines.
+head says the same to search engines. The theme's words that its Chinese
+catalogues leave untranslated are added (``THEME_WORDS``).
 
 Configuration (``sphinx: config:`` in ``_config.yml``):
 
@@ -19,11 +20,53 @@ Configuration (``sphinx: config:`` in ``_config.yml``):
 - ``posenc_other_label``: the link's text, in the other language ("中文").
 """
 
+import gettext
 from pathlib import Path
+
+from sphinx import locale
 
 TEMPLATE = "posenc-language-switch.html"
 TEMPLATES = str(Path(__file__).resolve().parent / "i18n_templates")
 DEFAULT_HEADER_END = ["article-header-buttons.html"]
+
+
+# The theme's words that the Chinese catalogues of Sphinx (zh_CN),
+# pydata-sphinx-theme (zh) and sphinx-book-theme (zh_CN) leave untranslated
+# (their msgstr is empty), in the words of the same catalogues.
+THEME_WORDS = {
+    "zh": {
+        "Color mode": "颜色模式",
+        "System Settings": "跟随系统设置",
+        "Collapse Sidebar": "收起侧边栏",
+        "Expand Sidebar": "展开侧边栏",
+    },
+}
+
+
+class _Words(gettext.NullTranslations):
+    """A last fallback catalogue from a dict."""
+
+    def __init__(self, words):
+        super().__init__()
+        self.words = dict(words)
+
+    def gettext(self, message):
+        if message in self.words:
+            return self.words[message]
+        return super().gettext(message)
+
+
+def theme_words(app):
+    """Add THEME_WORDS of the build's language behind the theme's catalogues."""
+    language = (app.config.language or "en").replace("-", "_").split("_")[0]
+    words = THEME_WORDS.get(language)
+    if not words:
+        return
+    translator = locale.translators.get(("general", "sphinx"))
+    if translator is None or translator.__class__ is gettext.NullTranslations:
+        locale.translators["general", "sphinx"] = _Words(words)
+    else:
+        translator.add_fallback(_Words(words))
 
 
 def _as_list(value):
@@ -75,6 +118,7 @@ def setup(app):
     app.add_config_value("posenc_other_language", "zh-CN", "html", str)
     app.add_config_value("posenc_other_label", "中文", "html", str)
     app.connect("config-inited", check_config)
+    app.connect("builder-inited", theme_words)
     app.connect("html-page-context", page_context)
     return {"version": "1.0", "parallel_read_safe": True,
             "parallel_write_safe": True}

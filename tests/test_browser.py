@@ -517,6 +517,42 @@ def test_language_switch_from_file(browser, book_site):
         visit.close()
 
 
+THEME_TEXTS = """() => {
+  const out = [], attrs = ['aria-label', 'title', 'placeholder', 'data-bs-title'];
+  for (const el of document.querySelectorAll(attrs.map(a => `[${a}]`).join())) {
+    if (el.closest('article.bd-article')) continue;  // the page's own words
+    for (const a of attrs) { const v = el.getAttribute(a); if (v) out.push(v); }
+  }
+  for (const el of document.querySelectorAll(
+      '.prev-next-area .prev-next-subtitle, .search-button-field, .skip-link, '
+      + '#pst-back-to-top, .onthispage, .bd-header-article .btn')) {
+    out.push(el.textContent.trim());
+  }
+  return out.filter(t => t);
+}"""
+THEME_ENGLISH = re.compile(
+    r"\b(Search|Contents|previous|next|Color mode|Skip to main content|Back to "
+    r"top|Download|Print to PDF|Fullscreen|On this page|Sidebar|Toggle|"
+    r"System Settings|Light|Dark)\b")
+
+
+@pytest.mark.parametrize("name", ["zh/" + f"{toc_files()[1]}.html", "zh/search.html",
+                                  "zh/genindex.html"])
+def test_theme_speaks_chinese(pages, name):
+    """The theme's own words (search, contents, previous/next, ...) are
+    Chinese on the Chinese pages."""
+    texts = pages(name).page.evaluate(THEME_TEXTS)
+    assert texts, "no theme text found: the selectors are out of date"
+    english = sorted({t for t in texts if THEME_ENGLISH.search(t)})
+    assert not english, f"{name}: English theme words {english}"
+
+
+def test_theme_words_check_bites(pages):
+    """The same check finds the English theme words on the English page."""
+    texts = pages(f"{toc_files()[1]}.html").page.evaluate(THEME_TEXTS)
+    assert any(THEME_ENGLISH.search(t) for t in texts), texts
+
+
 def test_a_missing_browser_is_reported(tmp_path):
     """Without Chromium: a skip with a warning in the summary, or (with
     POSENC_REQUIRE_BROWSER) a failure."""
