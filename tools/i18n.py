@@ -25,6 +25,14 @@ Commands (run from anywhere; paths are relative to the repository):
     python tools/i18n.py build-zh OUT    the Chinese source tree in OUT
     python tools/i18n.py notebook SRC PO OUT   one notebook, translated
 
+From Python (``tools/`` on ``sys.path``, as ``tools/assignments.py`` has it)::
+
+    import i18n
+    nb_zh = i18n.translate_notebook(nb, i18n.po_path_of(path_of_nb))
+
+gives the Chinese notebook (code cells untouched); it raises
+``MissingTranslations`` (a ValueError) listing every untranslated unit.
+
 ``update`` keeps translations of unchanged units; a unit whose text changed
 gets the translation of the most similar vanished unit, marked fuzzy with the
 previous msgid (``#| msgid``), as msgmerge does; vanished translated units
