@@ -277,6 +277,14 @@ class Labels(Mapping):
     def __len__(self):
         return len(self.en)
 
+    def __eq__(self, other):
+        if isinstance(other, Labels):
+            return self.name == other.name and self.en == other.en
+        return Mapping.__eq__(self, other)  # a dict of the current labels
+
+    def __hash__(self):  # names are unique (Interactive, a frozen
+        return hash(self.name)  # dataclass, hashes its tables)
+
     def __repr__(self):
         return f"Labels({self.name!r}, {self.en!r})"
 
@@ -384,18 +392,39 @@ def stats(path=None):
 # --------------------------------------------------------------- fonts
 
 
+#: File names of the CJK fonts looked for when matplotlib's font cache
+#: predates their installation.
+_CJK_FILES = re.compile(r"wqy|noto\w*cjk|sourcehan|droidsansfallback",
+                        re.IGNORECASE)
+
+
 def cjk_font():
     """``(family, file)`` of the first installed :data:`CJK_FAMILIES`
-    font matplotlib knows, or None."""
+    font matplotlib knows, or None.
+
+    Matplotlib lists the system's fonts once, in its cache: a CJK font
+    installed after that is added from the system's font folders here.
+    """
     from matplotlib import font_manager
 
-    by_name = {}
-    for entry in font_manager.fontManager.ttflist:
-        by_name.setdefault(entry.name, entry.fname)
-    for family in CJK_FAMILIES:
-        if family in by_name:
-            return family, by_name[family]
-    return None
+    def known():
+        by_name = {}
+        for entry in font_manager.fontManager.ttflist:
+            by_name.setdefault(entry.name, entry.fname)
+        return next(((family, by_name[family]) for family in CJK_FAMILIES
+                     if family in by_name), None)
+
+    found = known()
+    if found is None:
+        listed = {e.fname for e in font_manager.fontManager.ttflist}
+        for path in font_manager.findSystemFonts():
+            if _CJK_FILES.search(Path(path).name) and path not in listed:
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError):  # unreadable: skip it
+                    continue
+        found = known()
+    return found
 
 
 def use_language_font(lang=None):
@@ -405,10 +434,10 @@ def use_language_font(lang=None):
     it warns (matplotlib would draw empty boxes) and changes nothing.
     Returns the family used, or None.
     """
-    import matplotlib as mpl
-
     if language(lang) == "en":
         return None
+    import matplotlib as mpl
+
     found = cjk_font()
     if found is None:
         warnings.warn(
