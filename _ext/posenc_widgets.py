@@ -43,6 +43,15 @@ A Sphinx extension, registered in ``_config.yml`` under
    ARIA 1.3 deprecates and which a ``role="list"`` may not contain).
 
 Nothing here is fetched at view time from anywhere but the book itself.
+
+**Language.** The words of a live figure (slider labels, caption, the note,
+and the labels the chapter's script draws) come from the figure's
+:class:`posenc_plots.i18n.Labels` tables in the build's language
+(``language`` in the Sphinx configuration: ``zh_CN`` gives Chinese, which
+``document.documentElement.lang`` then reads ``zh-CN``): the spec carries
+the figure's table (``labels``), so the page's scripts hold no words of
+their own. The build also sets ``POSENC_LANG`` to that language, so that
+the notebooks it executes draw their matplotlib figures in it too.
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ import base64
 import html
 import importlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -70,6 +80,24 @@ MATHJAX_KEEP = ("tex-mml-chtml.js", "input", "output/chtml", "ui", "a11y",
                 "sre", "adaptors")
 
 ASSET_DIR = "posenc"  # under _static/ in the build
+
+
+def _i18n():
+    from posenc_plots import i18n
+
+    return i18n
+
+
+def build_language(config):
+    """The figures' language of a build: ``"en"`` or ``"zh_CN"``."""
+    return _i18n().language(getattr(config, "language", None) or "en")
+
+
+def set_language(app, config):
+    """Executed notebooks draw in the build's language (``POSENC_LANG``)."""
+    i18n = _i18n()
+    os.environ[i18n.ENV] = build_language(config)
+    i18n.use_language_font()
 
 
 # ------------------------------------------------------------------ specs
@@ -124,13 +152,21 @@ def readout(slider, position):
     return f"{value:.4g}"
 
 
-def spec_json(key, fig):
-    """What posenc.js needs to know about a figure, as JSON."""
+def spec_json(key, fig, lang=None):
+    """What posenc.js needs to know about a figure, as JSON.
+
+    ``lang``: the language of its words (default: ``$POSENC_LANG``).
+    ``labels`` is the figure's label table, which the chapter's script
+    draws with; ``showing`` starts the screen-reader text of the values.
+    """
     return {
         "key": key,
-        "caption": fig.caption,
+        "caption": fig.text(fig.caption, lang),
+        "labels": fig.texts(lang),
+        "showing": _i18n().PAGE.get(lang)["showing"],
         "sliders": [
-            {"name": s.name, "label": s.label or s.name, "min": s.min,
+            {"name": s.name, "label": fig.text(s.label, lang) or s.name,
+             "min": s.min,
              "max": s.max, "step": s.step, "value": s.value,
              "log": bool(s.log), "int": bool(s.is_int),
              "decimals": 0 if s.is_int else decimals(s.step)}
@@ -139,39 +175,42 @@ def spec_json(key, fig):
     }
 
 
-def widget_html(key, fig, uid):
-    """The live figure's HTML: sliders (disabled until the script runs)."""
+def widget_html(key, fig, uid, lang=None):
+    """The live figure's HTML: sliders (disabled until the script runs).
+
+    ``lang``: the language of its words (default: ``$POSENC_LANG``).
+    """
     esc = html.escape
+    page = _i18n().PAGE.get(lang)
     rows = []
     for s in fig.sliders:
         sid = f"{uid}-{s.name}"
         text = readout(s, s.value)
+        label = fig.text(s.label, lang) or s.name
         rows.append(
             f'<div class="posenc-control">'
-            f'<label for="{sid}">{esc(s.label or s.name)}'
-            f'{" (log scale)" if s.log else ""}</label>'
+            f'<label for="{sid}">{esc(label)}'
+            f'{esc(page["log"]) if s.log else ""}</label>'
             f'<input type="range" id="{sid}" name="{esc(s.name)}" '
             f'min="{s.min!r}" max="{s.max!r}" step="{s.step!r}" '
             f'value="{s.value!r}" aria-valuetext="{esc(text)}" disabled>'
             f'<output id="{sid}-out" for="{sid}" aria-hidden="true">'
             f'{esc(text)}</output></div>'
         )
-    caption = esc(fig.caption)
-    spec = esc(json.dumps(spec_json(key, fig)), quote=True)
+    caption = esc(fig.text(fig.caption, lang))
+    spec = esc(json.dumps(spec_json(key, fig, lang)), quote=True)
     return (
         f'<div class="posenc-widget" id="{uid}" data-posenc-key="{esc(key)}" '
         f'data-posenc-state="static" data-posenc-spec="{spec}">\n'
         f'<div class="posenc-controls" role="group" '
-        f'aria-label="Sliders of the live figure">{"".join(rows)}</div>\n'
+        f'aria-label="{esc(page["sliders"])}">{"".join(rows)}</div>\n'
         f'<figure class="posenc-figure">'
         f'<canvas class="posenc-canvas" role="img" '
         f'aria-label="{caption}"></canvas>'
         f'<figcaption><span class="posenc-caption">{caption}</span> '
-        f'<span class="posenc-note">Live figure: move the sliders (or focus '
-        f'one and use the arrow keys) and it is recomputed in your browser.'
+        f'<span class="posenc-note">{esc(page["note"])}'
         f'</span></figcaption></figure>\n'
-        f'<noscript><p class="posenc-noscript">This live figure needs '
-        f'JavaScript; the figure above shows its default settings.</p>'
+        f'<noscript><p class="posenc-noscript">{esc(page["noscript"])}</p>'
         f'</noscript>\n</div>\n'
     )
 
@@ -228,7 +267,9 @@ def add_widgets(app, doctree):
             continue
         count += 1
         uid = f"posenc-{count}"
-        raw = nodes.raw("", widget_html(key, fig, uid), format="html")
+        raw = nodes.raw("", widget_html(key, fig, uid,
+                                        build_language(app.config)),
+                        format="html")
         node.parent.insert(node.parent.index(node) + 1, raw)
         modules.add(module_name)
     pages = _env_pages(env)
@@ -385,6 +426,7 @@ def setup(app):
     render.coalesce_streams = merge_streams
     app.add_config_value("posenc_assets", "_assets/posenc", "html")
     app.connect("config-inited", theme_mode)
+    app.connect("config-inited", set_language)
     app.connect("config-inited", templates)
     app.add_css_file(f"{ASSET_DIR}/book.css")
     app.add_config_value("posenc_mathjax", "node_modules/mathjax/es5", "html")

@@ -1,8 +1,10 @@
-/* Live figures of chapter 1: posenc_plots/ch01_order.py, in JavaScript. */
+/* Live figures of chapter 1: posenc_plots/ch01_order.py, in JavaScript.
+   Their words are the figure's label table, t (posenc_plots.i18n). */
 (function (posenc) {
   "use strict";
   var core = posenc.core, np = posenc.np, fmt = posenc.fmt.format;
-  var WORDS = ["Shenyang", "to", "Guangzhou", "de", "ticket"];
+  var label = posenc.label;
+  var N_WORDS = 5;
   var FIRST = [0, 1, 2, 3, 4], SECOND = [2, 1, 0, 3, 4];
   var SEED = 0;
 
@@ -19,7 +21,7 @@
   }
 
   function ticketWeights(amplitude, d) {
-    var par = randomParameters(WORDS.length, d, Math.floor(d / 2));
+    var par = randomParameters(N_WORDS, d, Math.floor(d / 2));
     var E = par[0];
     var P = core.sinusoidal_encoding(FIRST.length, d);
     var x = function (order) {
@@ -39,24 +41,25 @@
   posenc.register("ch01_order:attention_with_position", {
     figsize: [11, 4],
     needs: function () { return ["normals-" + SEED]; },
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var d = p.d_model, amplitude = p.amplitude;
+      var words = np.arange(N_WORDS).map(function (k) { return t["word_" + k]; });
       var A = ticketWeights(amplitude, d), A1 = A[0], A2 = A[1];
       var diff = np.map2(A1, function (v, i, j) { return Math.abs(v - A2[i][j]); });
       var dmax = Math.max.apply(null, diff.map(np.max));
       var panels = [
-        [A1, "Shenyang to Guangzhou", "viridis", 1.0],
-        [A2, "Guangzhou to Shenyang", "viridis", 1.0],
-        [diff, "|difference|, max " + fmt(dmax, ".2f"), "magma", 0.5]
+        [A1, t.first, "viridis", 1.0],
+        [A2, t.second, "viridis", 1.0],
+        [diff, label(t.difference, { max: dmax }), "magma", 0.5]
       ];
       var ax = fig.subplots(1, 3);
-      var ticks = np.arange(WORDS.length);
+      var ticks = np.arange(N_WORDS);
       panels.forEach(function (panel, k) {
         var axis = ax[k], data = panel[0], vmax = panel[3];
         axis.imshow(data, { cmap: panel[2], vmin: 0.0, vmax: vmax });
-        axis.set_xticks(ticks, WORDS, { rotation: 45 });
-        axis.set_yticks(ticks, WORDS);
-        axis.set_xlabel("key word");
+        axis.set_xticks(ticks, words, { rotation: 45 });
+        axis.set_yticks(ticks, words);
+        axis.set_xlabel(t.xlabel);
         axis.set_title(panel[1]);
         data.forEach(function (row, r) {
           row.forEach(function (value, c) {
@@ -67,9 +70,8 @@
           });
         });
       });
-      ax[0].set_ylabel("query word");
-      fig.suptitle("amplitude of the position encoding = " + fmt(amplitude, "g") +
-                   ", d_model = " + d);
+      ax[0].set_ylabel(t.ylabel);
+      fig.suptitle(label(t.suptitle, { amplitude: amplitude, d_model: d }));
     }
   });
 })(window.posenc);

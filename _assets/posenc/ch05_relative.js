@@ -1,7 +1,8 @@
-/* Live figures of chapter 5: posenc_plots/ch05_relative.py, in JavaScript. */
+/* Live figures of chapter 5: posenc_plots/ch05_relative.py, in JavaScript.
+   Their words are the figure's label table, t (posenc_plots.i18n). */
 (function (posenc) {
   "use strict";
-  var core = posenc.core, np = posenc.np, fmt = posenc.fmt.format;
+  var core = posenc.core, np = posenc.np, label = posenc.label;
   var COLS = 8;  // heads per row in a mosaic
 
   /** Tile matrices (h, n, n) into one image, NaN between the tiles. */
@@ -34,20 +35,20 @@
 
   posenc.register("ch05_relative:ch05_shift_matrix", {
     figsize: [5.2, 4.4],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var M = core.relative_shift_matrix(p.k, p.d_model, { base: p.base });
       var ax = fig.subplots(1, 1);
       var im = ax.imshow(M, { cmap: "RdBu_r", vmin: -1, vmax: 1 });
       fig.colorbar(im, ax);
-      ax.set_title("shift matrix for $\\Delta$ = " + fmt(p.k, "g") + ", d_model = " + p.d_model);
-      ax.set_xlabel("input dimension");
-      ax.set_ylabel("output dimension");
+      ax.set_title(label(t.title, { k: p.k, d_model: p.d_model }));
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
     }
   });
 
   posenc.register("ch05_relative:ch05_dot_vs_distance", {
     figsize: [7.0, 3.8],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var d = p.d_model, base = p.base, maxDistance = 60;
       var delta = np.arange(-maxDistance, maxDistance + 1);
       var omega = core.frequencies(d, { base: base });
@@ -56,18 +57,19 @@
         var s = 0;
         for (var i = 0; i < omega.length; i++) s += Math.cos(t * omega[i]);
         return s;
-      }), { color: "0.3", lw: 1.2, label: "$\\sum_i \\cos(r\\,\\omega_i)$" });
+      }), { color: "0.3", lw: 1.2, label: t.closed });
       [[60, "o"], [500, "s"], [3000, "^"]].forEach(function (am) {
         var anchor = am[0];
         var P = core.sinusoidal_encoding(delta.map(function (t) { return anchor + t; }), d, { base: base });
         var ref = core.sinusoidal_encoding([anchor], d, { base: base })[0];
         ax.plot(delta, P.map(function (row) { return np.dot(row, ref); }),
-                { marker: am[1], ms: 3.5, mfc: "none", ls: "none", label: "m = " + anchor });
+                { marker: am[1], ms: 3.5, mfc: "none", ls: "none",
+                  label: label(t.anchor, { m: anchor }) });
       });
       ax.axhline(0, { color: "0.8", lw: 0.8, zorder: 0 });
-      ax.set_xlabel("relative position r = \u2113 \u2212 m (key \u2212 query)");
-      ax.set_ylabel("PE(m) \u00b7 PE(\u2113)");
-      ax.set_title("d_model = " + d + ", base = " + fmt(base, "g"));
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
+      ax.set_title(label(t.title, { d_model: d, base: base }));
       ax.legend({ fontsize: 8, loc: "upper right" });
     }
   });
@@ -75,7 +77,7 @@
   posenc.register("ch05_relative:ch05_projected_scores", {
     figsize: [11.5, 3.9],
     needs: function (p) { return ["normals-" + p.seed]; },
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var d = p.d_model, k = p.k, seed = p.seed, n = 48;
       var P = core.sinusoidal_encoding(n, d);
       var z = posenc.normals(seed, 2 * d * d), rt = Math.sqrt(d);
@@ -83,26 +85,26 @@
       var M = core.relative_shift_matrix(k, d);
       var scale = Math.sqrt(d), Pt = np.transpose(P);
       var panels = [
-        [scaled(np.matmul(P, Pt), scale), "no projection"],
+        [scaled(np.matmul(P, Pt), scale), t.plain],
         [scaled(np.matmul(np.matmul(P, wq), np.transpose(np.matmul(P, wk))), scale),
-         "random $W_Q, W_K$ (seed " + seed + ")"],
+         label(t.random, { seed: seed })],
         [scaled(np.matmul(P, np.transpose(np.matmul(P, np.transpose(M)))), scale),
-         "$W_Q = I$, $W_K = M_{" + k + "}^T$"]
+         label(t.shift, { k: k })]
       ];
       var axes = fig.subplots(1, 3);
       panels.forEach(function (panel, i) {
         var im = axes[i].imshow(panel[0], { cmap: "viridis" });
         fig.colorbar(im, axes[i]);
         axes[i].set_title(panel[1]);
-        axes[i].set_xlabel("key position \u2113");
+        axes[i].set_xlabel(t.xlabel);
       });
-      axes[0].set_ylabel("query position m");
+      axes[0].set_ylabel(t.ylabel);
     }
   });
 
   posenc.register("ch05_relative:ch05_shaw_index", {
     figsize: [4.8, 4.2],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var n = p.n, k = p.max_distance;
       var R = core.relative_positions(n, { max_distance: k });
       var ax = fig.subplots(1, 1);
@@ -117,9 +119,9 @@
           }
         }
       }
-      ax.set_title("clip(\u2113 \u2212 m, \u00b1r_max), r_max = " + k + ": " + (2 * k + 1) + " table rows");
-      ax.set_xlabel("key position \u2113");
-      ax.set_ylabel("query position m");
+      ax.set_title(label(t.title, { max_distance: k, rows: 2 * k + 1 }));
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
     }
   });
 
@@ -136,13 +138,13 @@
 
   posenc.register("ch05_relative:ch05_memory", {
     figsize: [6.4, 4.0],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var d = p.d_model, k = p.max_distance, L = maxLengths();
       var ax = fig.subplots(1, 1);
       var rows = [
-        [L.map(function (m) { return m * m * d; }), "max_len \u00d7 max_len \u00d7 d (the blog's table)"],
-        [L.map(function (m) { return (2 * m - 1) * d; }), "(2 max_len \u2212 1) \u00d7 d"],
-        [L.map(function () { return (2 * k + 1) * d; }), "(2 r_max + 1) \u00d7 d, r_max = " + k]
+        [L.map(function (m) { return m * m * d; }), t.full],
+        [L.map(function (m) { return (2 * m - 1) * d; }), t.relative],
+        [L.map(function () { return (2 * k + 1) * d; }), label(t.clipped, { max_distance: k })]
       ];
       rows.forEach(function (row) {
         ax.loglog(L, row[0].map(function (c) { return 4.0 * c; }), { label: row[1] });
@@ -152,16 +154,16 @@
         ax.text(L[L.length - 1], sn[0] * 1.3, sn[1], { fontsize: 8, color: "0.4", ha: "right" });
       });
       ax.axvline(5000, { color: "0.75", lw: 0.8, ls: ":" });
-      ax.set_xlabel("max_len");
-      ax.set_ylabel("bytes in float32");
-      ax.set_title("d = " + d);
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
+      ax.set_title(label(t.title, { d_model: d }));
       ax.legend({ fontsize: 8, loc: "upper left" });
     }
   });
 
   posenc.register("ch05_relative:ch05_t5_buckets", {
     figsize: [11.0, 3.8],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var nb = p.num_buckets, md = p.max_distance;
       var span = Math.trunc(1.5 * md);
       var r = np.arange(-span, span + 1);
@@ -175,35 +177,35 @@
         [-md, -exact, exact, md].forEach(function (x) {
           if (bidirectional || x < 0) ax.axvline(x, { color: "0.75", lw: 0.8, ls: "--" });
         });
-        var kind = bidirectional ? "bidirectional (encoder)" : "causal (decoder)";
-        ax.set_title(kind + ": " + nb + " buckets, max_distance = " + md);
-        ax.set_xlabel("relative position r = \u2113 \u2212 m (key \u2212 query)");
+        var kind = bidirectional ? t.bidirectional : t.causal;
+        ax.set_title(label(t.title, { kind: kind, num_buckets: nb, max_distance: md }));
+        ax.set_xlabel(t.xlabel);
       });
-      axes[0].set_ylabel("bucket");
+      axes[0].set_ylabel(t.ylabel);
     }
   });
 
   posenc.register("ch05_relative:ch05_alibi_bias", {
     figsize: [12.0, 3.2],
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var h = p.n_heads, n = p.n;
       var B = core.alibi_bias(n, h), slopes = core.alibi_slopes(h);
       var ax = fig.subplots(1, 1);
       var im = ax.imshow(mosaic(B), { cmap: "magma" });
-      fig.colorbar(im, ax, { label: "bias" });
+      fig.colorbar(im, ax, { label: t.colorbar });
       labelTiles(ax, n, h, slopes.map(function (m) {
-        return "$a = 2^{" + fmt(Math.log2(m), "g") + "}$";
+        return label(t.tile, { exponent: Math.log2(m) });
       }));
-      ax.set_title("ALiBi bias, n = " + n + ": one tile per head");
-      ax.set_xlabel("key position \u2113 (columns of each tile)");
-      ax.set_ylabel("query position m");
+      ax.set_title(label(t.title, { n: n }));
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
     }
   });
 
   posenc.register("ch05_relative:ch05_alibi_attention", {
     figsize: [12.0, 3.2],
     needs: function () { return ["normals-0"]; },
-    draw: function (fig, p) {
+    draw: function (fig, p, t) {
       var h = p.n_heads, n = p.n, content = p.content, d = 8, rt = Math.sqrt(d);
       var z = posenc.normals(0, n * d + 2 * d * d);
       var x = np.reshape(z, n, d, 0);
@@ -216,11 +218,13 @@
       });
       var ax = fig.subplots(1, 1);
       var im = ax.imshow(mosaic(A), { cmap: "viridis", vmin: 0, vmax: 1 });
-      fig.colorbar(im, ax, { label: "attention weight" });
-      labelTiles(ax, n, h, np.arange(h).map(function (k) { return "head " + (k + 1); }));
-      ax.set_title("causal attention with ALiBi, content = " + fmt(content, "g"));
-      ax.set_xlabel("key position \u2113 (columns of each tile)");
-      ax.set_ylabel("query position m");
+      fig.colorbar(im, ax, { label: t.colorbar });
+      labelTiles(ax, n, h, np.arange(h).map(function (k) {
+        return label(t.tile, { head: k + 1 });
+      }));
+      ax.set_title(label(t.title, { content: content }));
+      ax.set_xlabel(t.xlabel);
+      ax.set_ylabel(t.ylabel);
     }
   });
 })(window.posenc);

@@ -301,6 +301,25 @@
 
   posenc.fmt = { format: pyformat, repr: pyrepr, round: pyround };
 
+  /**
+   * Python's template.format(**values) for the figures' labels:
+   * "{name}", "{name:spec}" (numbers, through pyformat) and "{{", "}}".
+   * The templates are the figure's label table (posenc_plots.i18n), which
+   * the page hands to the drawing in the language of the page.
+   */
+  posenc.label = function (template, values) {
+    if (typeof template !== "string") throw ValueError("no label " + template);
+    return template.replace(/\{\{|\}\}|\{(\w+)(?::([^{}]*))?\}/g,
+      function (all, name, spec) {
+        if (all === "{{") return "{";
+        if (all === "}}") return "}";
+        var v = values ? values[name] : undefined;
+        if (v === undefined) throw ValueError("label " + template + ": no " + name);
+        if (typeof v === "string") return v;
+        return spec ? pyformat(v, spec) : String(v);
+      });
+  };
+
   // --------------------------------------------------------- the core
 
   var TAU = 2.0 * Math.PI;
@@ -1647,8 +1666,9 @@
    * posenc.register("ch02_formula:explore_encoding", {
    *   figsize: [13, 3.6],                 // inches, as in matplotlib
    *   needs: function (p) { return []; }, // optional data files
-   *   draw: function (fig, p) { ... }     // p: {slider name: value}
-   * });
+   *   draw: function (fig, p, t) { ... }  // p: {slider name: value},
+   * });                                   // t: {key: label}, the figure's
+   *                                       // labels in the page's language
    */
   posenc.register = function (key, def) {
     if (typeof def.draw !== "function") throw ValueError(key + ": no draw()");
@@ -1733,7 +1753,7 @@
       if (seq !== self.seq) return;
       var size = typeof self.def.figsize === "function" ? self.def.figsize(params) : self.def.figsize;
       var fig = new Figure(size);
-      self.def.draw(fig, params);
+      self.def.draw(fig, params, self.spec.labels || {});
       fig.render(self.canvas);
       self.figure = fig;
       self.params_ = params;
@@ -1742,7 +1762,8 @@
       var now = self.spec.sliders.map(function (s) {
         return (s.label || s.name) + " " + texts[s.name];
       }).join(", ");
-      self.canvas.setAttribute("aria-label", self.spec.caption + " Showing " + now +
+      var showing = self.spec.showing === undefined ? " Showing " : self.spec.showing;
+      self.canvas.setAttribute("aria-label", self.spec.caption + showing + now +
         (fig.describe() ? ": " + fig.describe() : "") + ".");
       self.el.setAttribute("data-posenc-draws", String(self.draws));
       self.el.setAttribute("data-posenc-state", "ready");
