@@ -273,9 +273,9 @@ def test_the_ticket_figure_in_chinese(monkeypatch):
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "沈阳", "到", "广州", "的", "机票"]
-    assert ax.get_xlabel() == "键（词）" and ax.get_ylabel() == "查询（词）"
+    assert ax.get_xlabel() == "作为键的词" and ax.get_ylabel() == "作为查询的词"
     assert fig.get_suptitle() == "位置编码的幅度 = 0.5，d_model = 8"
-    assert fig.axes[2].get_title().startswith("|差|，最大 ")
+    assert fig.axes[2].get_title().startswith("|差值|，最大 ")
 
 
 def test_static_figures_in_chinese(monkeypatch):
