@@ -603,15 +603,26 @@ def stats(root: Path = ROOT, out=sys.stdout) -> dict[str, dict[str, int]]:
 
 _ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 _CODE = re.compile(r"(?<![}`])`[^`\n]+`(?!`)")
-_MATH = re.compile(r"\$\$.*?\$\$|(?<![\\$])\$[^$\n]+\$", re.S)
+_MATH = re.compile(r"\$\$.*?\$\$|\$(?:[^$\\]|\\.)+\$", re.S)
 _LABEL = re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M)
 _URL = re.compile(r"https?://[^\s)>]+")
 
 
 def _fence_lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines()
-            if _FENCE.match(line) or line.strip().startswith("$$")
-            or re.match(r"^\s*:[\w-]+:", line)]
+    """Fence and $$ lines and directive options; a directive's title (its
+    argument, unless a label) is prose and left out."""
+    lines = []
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if m:
+            info = m.group("info").strip()
+            name = re.match(r"^\{([^}]*)\}", info)
+            if name and name.group(1) not in LABEL_ARGUMENT_DIRECTIVES:
+                info = name.group(0)
+            lines.append(m.group("fence") + info)
+        elif line.strip().startswith("$$") or re.match(r"^\s*:[\w-]+:", line):
+            lines.append(line.strip())
+    return lines
 
 
 def check_entry(msgid: str, msgstr: str) -> list[str]:
