@@ -8,7 +8,9 @@ relative (``zh/chapters/01_why_order.html`` from the English page,
 ``../../chapters/01_why_order.html`` from the Chinese one), so it works
 offline and from ``file://``; a ``<link rel="alternate" hreflang>`` in the
 head says the same to search engines. The theme's words that its Chinese
-catalogues leave untranslated are added (``THEME_WORDS``).
+catalogues leave untranslated are added (``THEME_WORDS``; the two sidebar
+buttons of sphinx-book-theme, whose titles are not in its catalogue, are
+overridden in ``i18n_templates/`` to go through it).
 
 Configuration (``sphinx: config:`` in ``_config.yml``):
 
@@ -39,6 +41,11 @@ THEME_WORDS = {
         "System Settings": "跟随系统设置",
         "Collapse Sidebar": "收起侧边栏",
         "Expand Sidebar": "展开侧边栏",
+        # not in any catalogue: sphinx-book-theme's sidebar buttons (through
+        # i18n_templates/) and Jupyter Book's search_bar_text
+        "Toggle primary sidebar": "显示或隐藏导航栏",
+        "Toggle secondary sidebar": "显示或隐藏本页目录",
+        "Search this book...": "搜索本书……",
     },
 }
 
@@ -58,8 +65,7 @@ class _Words(gettext.NullTranslations):
 
 def theme_words(app):
     """Add THEME_WORDS of the build's language behind the theme's catalogues."""
-    language = (app.config.language or "en").replace("-", "_").split("_")[0]
-    words = THEME_WORDS.get(language)
+    words = _words(app.config.language)
     if not words:
         return
     translator = locale.translators.get(("general", "sphinx"))
@@ -86,13 +92,23 @@ def check_config(app, config):
     if other and not (config.posenc_other_label and config.posenc_other_language):
         raise ValueError("posenc_other_label and posenc_other_language: "
                          "non-empty strings needed with posenc_other_edition")
-    if TEMPLATES not in config.templates_path:
-        config.templates_path = list(config.templates_path) + [TEMPLATES]
+    # first, before the themes' components folders (which they add to
+    # templates_path), so that our versions of their components win
+    config.templates_path = [TEMPLATES] + [
+        p for p in config.templates_path if p != TEMPLATES]
     options = dict(config.html_theme_options or {})
     end = _as_list(options.get("article_header_end", DEFAULT_HEADER_END))
     if other and TEMPLATE not in end:
         options["article_header_end"] = [TEMPLATE] + end
-        config.html_theme_options = options
+    # the search field's placeholder is a theme option, not a catalogue word
+    words = _words(config.language)
+    if options.get("search_bar_text") in words:
+        options["search_bar_text"] = words[options["search_bar_text"]]
+    config.html_theme_options = options
+
+
+def _words(language):
+    return THEME_WORDS.get((language or "en").replace("-", "_").split("_")[0], {})
 
 
 def switch_href(pagename, target_uri, other):

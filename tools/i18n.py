@@ -831,7 +831,27 @@ def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
     for rel, text in files.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_text(text, encoding="utf-8")
+    for rel in _downloads(root, files):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, out / rel)
     return missing
+
+
+_DOWNLOAD = re.compile(r"\{download\}`(?:[^`<]*<([^`>]+)>|([^`<]+))`")
+
+
+def _downloads(root: Path, files: dict[str, str]) -> list[str]:
+    """Files of the repository that {download} roles of the sources link to."""
+    found = set()
+    for doc, text in files.items():
+        for m in _DOWNLOAD.finditer(text):
+            target = (m.group(1) or m.group(2)).strip()
+            path = (root / doc).parent / target if not target.startswith("/") \
+                else root / target.lstrip("/")
+            path = path.resolve()
+            if path.is_file() and path.is_relative_to(root):
+                found.add(path.relative_to(root).as_posix())
+    return sorted(found)
 
 
 def main(argv: list[str] | None = None) -> int:
