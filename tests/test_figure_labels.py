@@ -101,7 +101,7 @@ def _tokens(text):
 
 #: Names and words kept as they are in Chinese.
 NAMES = {"RoPE", "ALiBi", "YaRN", "NTK", "aware", "Llama", "NoPE", "sin", "cos",
-         "clip", "max"}
+         "clip", "max", "pos"}
 
 
 def _plain_words(text):
