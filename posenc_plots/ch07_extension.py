@@ -290,7 +290,7 @@ def live_wavelengths(ax=None, *, head_dim=128, base=500000.0):
 
 
 _SLIDERS = (
-    Slider("factor", 1, 32, 1, 8, label=_TURNS.en["factor"]),
+    Slider("factor", 1, 32, 1, 8, label=_TURNS.en["factor"], continuous=True),
     Slider("original_length", 1024, 32768, 1024, 8192,
            label=_TURNS.en["original_length"], continuous=True),
 )
