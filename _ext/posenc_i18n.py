@@ -29,7 +29,9 @@ from sphinx import locale
 
 TEMPLATE = "posenc-language-switch.html"
 TEMPLATES = str(Path(__file__).resolve().parent / "i18n_templates")
-DEFAULT_HEADER_END = ["article-header-buttons.html"]
+BUTTONS = "article-header-buttons.html"
+WITH_BUTTONS = "posenc-article-header-buttons.html"
+DEFAULT_HEADER_END = [BUTTONS]
 
 
 # The theme's words that the Chinese catalogues of Sphinx (zh_CN),
@@ -98,8 +100,14 @@ def check_config(app, config):
         p for p in config.templates_path if p != TEMPLATES]
     options = dict(config.html_theme_options or {})
     end = _as_list(options.get("article_header_end", DEFAULT_HEADER_END))
-    if other and TEMPLATE not in end:
-        options["article_header_end"] = [TEMPLATE] + end
+    if other and TEMPLATE not in end and WITH_BUTTONS not in end:
+        # in the same header item as the theme's buttons, so that they
+        # share a row (the items of the header's end are stacked)
+        if BUTTONS in end:
+            end[end.index(BUTTONS)] = WITH_BUTTONS
+        else:
+            end = [TEMPLATE] + end
+        options["article_header_end"] = end
     # the search field's placeholder is a theme option, not a catalogue word
     words = _words(config.language)
     if options.get("search_bar_text") in words:
