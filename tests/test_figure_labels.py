@@ -285,7 +285,7 @@ def test_static_figures_in_chinese(monkeypatch):
     monkeypatch.setenv(i18n.ENV, "zh_CN")
     fig = ch02_formula.plot_encoding_heatmap(np.zeros((4, 4)),
                                              title="interleaved (paper)")
-    assert fig.axes[0].get_title() == "交错排列（论文）"
+    assert fig.axes[0].get_title() == "交错布局（论文）"
     assert fig.axes[0].get_xlabel() == "维度"
     fig = ch03_frequencies.plot_wavelengths_by_base(bases=(100.0,))
     assert fig.axes[0].get_legend().get_texts()[0].get_text().startswith(
