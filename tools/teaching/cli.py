@@ -41,6 +41,11 @@ def main(argv=None):
                      help="release the class-specific variant of this secret "
                           "seed (other constants and hidden inputs; see "
                           "assignments/grading/)")
+    rel.add_argument("--language", choices=("en", "zh_CN"), default="en",
+                     help="the language of the prompts and model answers: "
+                          "English (default) or Chinese (zh_CN, from the "
+                          "book's translation files; code cells are the "
+                          "same, and so is grading)")
     rel.add_argument("--instructor-dir", type=Path, default=None,
                      metavar="DIR",
                      help="also write the instructor versions (of the "
@@ -110,7 +115,8 @@ def main(argv=None):
         try:
             release(args.out_dir, names, args.source, force=args.force,
                     variant_seed=args.variant,
-                    instructor_dir=args.instructor_dir)
+                    instructor_dir=args.instructor_dir,
+                    language=args.language)
         except ValueError as err:
             raise SystemExit(f"error: {err}") from err
         return 0

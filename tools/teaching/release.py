@@ -21,12 +21,14 @@ from .variants import describe, load_spec
 
 
 def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
-            instructor_dir=None):
+            instructor_dir=None, language="en"):
     """Write the student versions of ``names`` to ``out_dir``.
 
     With ``variant_seed`` (an int, the teacher's secret), the class-specific
     variants (``sources.instructor_notebook``); nothing in the handout
-    reveals the seed. With ``instructor_dir``, also the instructor versions
+    reveals the seed. With ``language="zh_CN"``, the Chinese edition of the
+    assignments (markdown translated, code identical; graded like the
+    English ones). With ``instructor_dir``, also the instructor versions
     (of the variant) as ``instructor_dir/NAME/NAME.ipynb``, for the
     ``source/`` folder of an nbgrader course.
     """
@@ -37,7 +39,8 @@ def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
         raise SystemExit(
             f"error: {out_dir} already has {existing[0]}.ipynb; use --force "
             "to overwrite the student versions there")
-    notebooks = {name: instructor_notebook(name, available[name], variant_seed)
+    notebooks = {name: instructor_notebook(name, available[name], variant_seed,
+                                           language=language)
                  for name in names}
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="posenc-release-") as tmp:

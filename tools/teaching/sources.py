@@ -39,15 +39,34 @@ def cells(path):
     return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
 
 
-def instructor_notebook(name, path, variant_seed=None, grading=GRADING):
+LANGUAGES = ("en", "zh_CN")
+
+
+def instructor_notebook(name, path, variant_seed=None, grading=GRADING,
+                        language="en"):
     """The instructor notebook of assignment ``name`` (a dict).
 
     With ``variant_seed``, the class-specific variant described by
     ``grading/NAME.json`` (see ``variants.py``); an assignment without that
     file has no variant, which is an error rather than a silent public
-    version.
+    version. With ``language="zh_CN"``, its markdown cells (prompts, model
+    answers, grading guides) in Chinese from the book's translation files
+    (``locales/zh_CN/LC_MESSAGES/assignments/NAME.po``, see
+    ``tools/i18n.py``); code cells are the English notebook's, byte for byte,
+    and a missing translation is an error. The variant is applied to the
+    translated notebook.
     """
+    if language not in LANGUAGES:
+        raise ValueError(f"language: {language!r} is not one of "
+                         f"{', '.join(LANGUAGES)}")
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    if language != "en":
+        import i18n  # tools/i18n.py; tools/ is on sys.path (the CLI puts it)
+        import nbformat
+
+        nb = json.loads(nbformat.writes(i18n.translate_notebook(
+            nbformat.reads(json.dumps(nb), as_version=4),
+            i18n.po_path_of(Path(path)), where=name)))
     if variant_seed is None:
         return nb
     from .variants import load_spec, make_variant
@@ -56,7 +75,7 @@ def instructor_notebook(name, path, variant_seed=None, grading=GRADING):
     if not spec.is_file():
         raise ValueError(f"variant_seed: assignment {name} has no variant "
                          f"spec ({spec} is missing)")
-    return make_variant(nb, load_spec(spec), variant_seed)
+    return make_variant(nb, load_spec(spec), variant_seed, language)
 
 
 def cell_source(cell):

@@ -74,9 +74,12 @@ from pathlib import Path
 import numpy as np
 
 INT_RANGE = (1000, 999999)
+# Other languages of the assignments (tools/i18n.py): a substitution whose
+# text is prose gives that prose in each language, as {"text", "template"}.
+_LANGUAGES = ("zh_CN",)
 _TOP_KEYS = {"forbidden", "parameters", "substitutions", "comment"}
 _PARAM_KEYS = {"choices", "min", "max", "comment"}
-_SUB_KEYS = {"text", "template", "count", "comment"}
+_SUB_KEYS = {"text", "template", "count", "comment", *_LANGUAGES}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -186,6 +189,23 @@ def validate_spec(spec, where="spec"):
             _fail(f"{at}.template", "uses no parameter")
         used.update(fields)
         _public_values(sub, parameters, at)  # template renders back to text
+        for language in _LANGUAGES:
+            if language not in sub:
+                continue
+            other = sub[language]
+            where_other = f"{at}.{language}"
+            if not isinstance(other, dict) or set(other) != {"text",
+                                                             "template"}:
+                _fail(where_other, "must be an object with text and template")
+            for key in ("text", "template"):
+                if not (isinstance(other[key], str) and other[key]):
+                    _fail(f"{where_other}.{key}", "must be a non-empty string")
+            if _fields(other["template"], f"{where_other}.template",
+                       parameters) != fields:
+                _fail(f"{where_other}.template",
+                      "must use the same parameters as the template")
+            _public_values({**other, "count": sub["count"]}, parameters,
+                           where_other)
     for name in parameters:
         if name not in used:
             _fail(f"{where}: parameters.{name}",
@@ -314,15 +334,37 @@ def check_counts(nb, spec):
                 "notebook or the spec has drifted")
 
 
-def make_variant(nb, spec, seed):
+def localized(spec, language="en"):
+    """The spec for the assignment in ``language``: each substitution that
+    gives its prose in that language (``"zh_CN": {"text", "template"}``)
+    uses it; the others (code, numbers, math) are the same in every
+    language."""
+    if language == "en":
+        return spec
+    if language not in _LANGUAGES:
+        raise ValueError(f"language: {language!r} is not one of en, "
+                         f"{', '.join(_LANGUAGES)}")
+    spec = copy.deepcopy(spec)
+    for sub in spec.get("substitutions", []):
+        other = sub.pop(language, None)
+        for name in _LANGUAGES:
+            sub.pop(name, None)
+        if other is not None:
+            sub.update(other)
+    return spec
+
+
+def make_variant(nb, spec, seed, language="en"):
     """A copy of the notebook ``nb`` with the variant ``seed``'s constants.
 
     ``nb`` is the public instructor notebook (an nbformat node or a plain
-    dict); it is not changed. ``seed`` None gives an unchanged copy. The
-    spec is validated and its counts checked against ``nb`` first (also for
-    seed None, so a drifted spec fails on every call).
+    dict), in ``language`` (its prose translated, see ``localized``); it is
+    not changed. ``seed`` None gives an unchanged copy. The spec is
+    validated and its counts checked against ``nb`` first (also for seed
+    None, so a drifted spec fails on every call).
     """
     validate_spec(spec)
+    spec = localized(spec, language)
     _check_seed(seed)
     check_counts(nb, spec)
     variant = copy.deepcopy(nb)
