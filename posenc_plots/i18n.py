@@ -9,7 +9,12 @@ numbers are :meth:`str.format` templates (``"d_model = {d_model}"``); the
 in-page JavaScript twins fill them the same way (``posenc.label``).
 
 The language is the environment variable ``POSENC_LANG`` (unset or ``en``:
-English; ``zh_CN``: Chinese), read when a table is looked up. The Chinese
+English; ``zh_CN``: Chinese), read when a table is looked up; when it is
+unset, a file ``.posenc-lang`` in the working folder (a Jupyter kernel's is
+the notebook's folder) may name it: ``tools/i18n.py build-zh`` writes one
+beside the Chinese notebooks, so that a learner who opens them in Jupyter
+moves sliders with Chinese labels, with code cells identical to the
+English ones. The Chinese
 words come from the gettext catalogue
 ``locales/zh_CN/LC_MESSAGES/figures.po`` (``msgctxt`` = the table's name,
 ``msgid`` = the English label, ``msgstr`` = the Chinese one), read with the
@@ -74,6 +79,20 @@ _ALIASES = {"": "en", "c": "en", "en": "en", "en_us": "en", "en_gb": "en",
             "zh_hans_cn": "zh_CN"}
 
 
+#: The file that names the language of the notebooks in its folder.
+FOLDER_FILE = ".posenc-lang"
+
+
+def _folder_language():
+    """The first word of ``./.posenc-lang``, or "" when there is none."""
+    try:
+        with open(FOLDER_FILE, encoding="utf-8") as handle:
+            words = handle.read().split()
+    except OSError:
+        return ""
+    return words[0] if words else ""
+
+
 class MissingTranslation(LookupError):
     """A label has no (non-fuzzy) translation in the catalogue."""
 
@@ -84,12 +103,17 @@ def language(value=None):
     ``value`` (default: ``$POSENC_LANG``) may be written ``zh-CN``,
     ``zh_CN.UTF-8``, ``zh``, ``en`` ... (what Sphinx and locales write).
     """
-    raw = os.environ.get(ENV, "") if value is None else value
+    name = "language"
+    if value is None:
+        raw, name = os.environ.get(ENV, ""), ENV
+        if not raw:
+            raw, name = _folder_language(), f"{ENV} (unset), so ./{FOLDER_FILE},"
+    else:
+        raw = value
     if not isinstance(raw, str):
         raise ValueError(f"language must be a string, got {raw!r}")
     key = raw.split(".")[0].replace("-", "_").lower()
     if key not in _ALIASES:
-        name = ENV if value is None else "language"
         raise ValueError(f"{name} must be one of {LANGUAGES} (or unset for "
                          f"English), got {raw!r}")
     return _ALIASES[key]

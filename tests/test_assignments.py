@@ -629,8 +629,20 @@ def test_check_book_finds_instructor_material(tmp_path):
         "<p>Solutions go between <code>### BEGIN SOLUTION</code> and "
         "<code>### END SOLUTION</code>.</p>")
     run_tool("check-book", tmp_path / "clean")
+    sys.path.insert(0, str(REPO / "tools"))
+    from teaching.sources import instructor_notebook  # noqa: PLC0415
+
+    zh = instructor_notebook(FIRST, SOURCE / FIRST / f"{FIRST}.ipynb",
+                             language="zh_CN")
+    answer = next(
+        line.strip() for c in zh["cells"] if c["cell_type"] == "markdown"
+        and c["metadata"].get("nbgrader", {}).get("solution")
+        for line in source_of(c).splitlines()
+        if len(line.strip()) >= 20 and any("\u4e00" <= ch <= "\u9fff"
+                                           for ch in line))
     leaky = {
         "hidden.html": f"<pre><span>{line[:10]}</span>{line[10:]}</pre>",
+        "zh_answer.html": f"<p>{answer}</p>",
         "marker.html": "<pre>def f():\n    <span>### BEGIN SOLUTION</span>"
                        "\n    return 1\n</pre>",
     }

@@ -1096,3 +1096,13 @@ def test_core_agrees_with_posenc_core(pages):
         checked.add(fn)
     js_names = set(page.evaluate("() => Object.keys(posenc.core)"))
     assert checked == js_names
+
+
+def test_chinese_pages_are_searchable_in_chinese(book_site):
+    """Sphinx indexes Chinese words only with jieba: without it a reader of
+    the Chinese edition searching 旋转 or 位置编码 would find nothing."""
+    index = (book_site / "zh" / "searchindex.js").read_text(encoding="utf-8")
+    data = json.loads(index[index.index("(") + 1:index.rindex(")")])
+    terms = data["terms"]
+    for word in ("位置", "编码", "旋转", "注意力", "衰减"):
+        assert word in terms, word

@@ -495,3 +495,18 @@ def test_a_chinese_figure_renders_without_missing_glyphs(monkeypatch, recwarn):
     glyphs = [str(w.message) for w in recwarn if "Glyph" in str(w.message)
               or "missing from font" in str(w.message)]
     assert not glyphs, glyphs[:5]
+
+
+def test_a_folder_may_name_the_language(tmp_path, monkeypatch):
+    """The Chinese notebooks' folder (tools/i18n.py build-zh) says zh_CN."""
+    monkeypatch.delenv(i18n.ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert i18n.language() == "en"
+    (tmp_path / i18n.FOLDER_FILE).write_text("zh_CN\n")
+    assert i18n.language() == "zh_CN"
+    monkeypatch.setenv(i18n.ENV, "en")  # the environment wins
+    assert i18n.language() == "en"
+    monkeypatch.delenv(i18n.ENV)
+    (tmp_path / i18n.FOLDER_FILE).write_text("fr\n")
+    with pytest.raises(ValueError, match=r"\.posenc-lang"):
+        i18n.language()

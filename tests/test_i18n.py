@@ -320,3 +320,11 @@ def test_bad_arguments():
         i18n.translate_notebook(nbformat.v4.new_notebook(), "/nonexistent.po")
     with pytest.raises(ValueError, match="doc"):
         i18n.po_path_of("assignments/source/x.ipynb", ROOT)
+
+
+def test_zh_notebooks_name_their_language(zh_tree):
+    """Jupyter runs a kernel in the notebook's folder: there, posenc_plots
+    finds the language of the figures (code cells stay identical)."""
+    marker = zh_tree / "chapters" / ".posenc-lang"
+    assert marker.read_text().split() == ["zh_CN"]
+    assert not (ROOT / "chapters" / ".posenc-lang").exists()

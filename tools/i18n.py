@@ -821,6 +821,10 @@ def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
         shutil.rmtree(out)
     out.mkdir(parents=True)
     (out / MARKER).write_text("written by tools/i18n.py build-zh\n")
+    # Jupyter runs a notebook's kernel in its folder: posenc_plots reads
+    # the figures' language there when POSENC_LANG is unset.
+    (out / "chapters").mkdir()
+    (out / "chapters" / ".posenc-lang").write_text("zh_CN\n")
     for name in COPIED:
         src = root / name
         if src.is_dir():

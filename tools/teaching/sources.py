@@ -210,11 +210,23 @@ def book_secrets(path):
     return secrets
 
 
+def _chinese_model_answers(name, path):
+    """The lines of the Chinese edition's model answers and grading guides
+    (the Chinese book, ``_build/html/zh``, must not show them either)."""
+    nb = instructor_notebook(name, path, language="zh_CN")
+    return {line.strip() for cell in nb["cells"]
+            if cell.get("cell_type") == "markdown"
+            and nbgrader_meta(cell).get("solution")
+            for line in cell_source(cell).splitlines()
+            if len(line.strip()) >= 12}
+
+
 def check_book(html_dir, source=SOURCE):
     """Problems found when scanning a built book for instructor material."""
     secrets = set()
-    for path in discover(source).values():
+    for name, path in discover(source).items():
         secrets |= book_secrets(path)
+        secrets |= _chinese_model_answers(name, path)
     problems = []
     for path in sorted(Path(html_dir).rglob("*")):
         if path.suffix not in (".html", ".ipynb", ".md", ".txt"):
