@@ -109,7 +109,69 @@ def test_markup_check_bites():
     assert i18n.check_entry(msgid, "# 注意力\n\n{cite:t}`vaswani2017` $QK$。")
 
 
+# (what the guard reports, English unit, a faithful translation, a broken one)
+MARKUP_CASES = [
+    ("link", "Read https://arxiv.org/abs/2104.09864 first.",
+     "先读 https://arxiv.org/abs/2104.09864。",
+     "先读 https://arxiv.org/abs/2104.09865。"),
+    ("link target", "As [the last section](#sec-rope) showed.",
+     "如[上一节](#sec-rope)所示。", "如[上一节](#sec-alibi)所示。"),
+    ("link target", "![A plot](figures/a.png)", "![一张图](figures/a.png)",
+     "![一张图](figures/b.png)"),
+    ("inline code", "Call `apply_rope(x, pos)` on the keys.",
+     "对键调用 `apply_rope(x, pos)`。", "对键调用 `apply_rope(x)`。"),
+    ("label", "(sec-rope)=\n## Rotary encoding", "(sec-rope)=\n## 旋转位置编码",
+     "(sec-rotary)=\n## 旋转位置编码"),
+    ("fence", "```{note}\nA note.\n```", "```{note}\n一条注释。\n```",
+     ":::{note}\n一条注释。\n:::"),
+    ("fence", "```{figure} figures/a.png\n:name: fig-a\nA caption.\n```",
+     "```{figure} figures/a.png\n:name: fig-a\n图注。\n```",
+     "```{figure} figures/a.png\n:name: fig-b\n图注。\n```"),
+    ("fence", "$$\nP_{pos} = 1\n$$ (eq-p)", "$$\nP_{pos} = 1\n$$ (eq-p)",
+     "$$\nP_{pos} = 1\n$$ (eq-q)"),
+    ("math", "The angle is $pos \\cdot \\theta_i$.", "角度是 $pos \\cdot \\theta_i$。",
+     "角度是 $pos \\theta_i$。"),
+    ("math", "Then $$a = b$$ holds.", "于是 $$a = b$$ 成立。", "于是 $$a = c$$ 成立。"),
+    ("role", "See {ref}`sec-rope`.", "见 {ref}`sec-rope`。", "见 {ref}`sec-alibi`。"),
+    ("heading", "### Summary", "### 小结", "## 小结"),
+]
+
+
+@pytest.mark.parametrize("what,msgid,good,bad", MARKUP_CASES,
+                         ids=[f"{c[0]}-{n}" for n, c in enumerate(MARKUP_CASES)])
+def test_each_markup_guard_bites(what, msgid, good, bad):
+    """Each guard of the markup check on its own: the faithful translation
+    passes, the one that changed that markup is reported, under its name."""
+    assert i18n.check_entry(msgid, good) == []
+    problems = i18n.check_entry(msgid, bad)
+    assert problems, f"{what}: {bad!r} passed the check"
+    assert any(p.startswith(what) for p in problems), problems
+
+
+def test_markup_check_ends_a_url_where_the_sentence_ends():
+    """A URL at the end of an English sentence keeps its full stop out of the
+    URL, so that the Chinese full stop after it is not a changed link."""
+    url = "https://github.com/ZhuiyiTechnology/roformer"
+    msgid = f"The code is at {url}."
+    assert i18n.check_entry(msgid, f"代码见 {url}。") == []
+    assert i18n.check_entry(msgid, f"代码见（{url}）。") == []
+    assert i18n.check_entry(msgid, f"代码见 {url}2。")
+
+
 # ------------------------------------------------- the generated notebooks
+
+
+def _code_outputs(nb):
+    return [(c.outputs, c.execution_count) for c in nb.cells
+            if c.cell_type == "code"]
+
+
+def test_outputs_test_looks_at_code_cells_with_outputs():
+    """The chapters' code cells have outputs, so the check that translated
+    notebooks keep them compares something."""
+    nb = nbformat.read(ROOT / "chapters" / "02_sinusoidal_formula.ipynb",
+                       as_version=4)
+    assert sum(bool(outputs) for outputs, _ in _code_outputs(nb)) >= 5
 
 
 def _code_cells(nb):
@@ -128,13 +190,18 @@ def zh_tree(tmp_path_factory):
                          ids=str)
 def test_zh_notebooks_have_the_same_code(zh_tree, doc):
     en = nbformat.read(ROOT / doc, as_version=4)
+    # translate_notebook keeps every code cell's outputs (the learners'
+    # Chinese notebooks and the Chinese assignments show what the English
+    # ones show); build_zh clears them, since the book build executes them
+    kept = i18n.translate_notebook(en, i18n.po_path_of(doc, ROOT),
+                                   allow_missing=True)
+    assert _code_outputs(kept) == _code_outputs(en)
     if doc.parts[0] == "assignments":
-        zh = i18n.translate_notebook(en, i18n.po_path_of(doc, ROOT),
-                                     allow_missing=True)
-        assert zh.cells[0].get("outputs") == en.cells[0].get("outputs")
+        zh = kept
     else:
         zh = nbformat.read(zh_tree / doc, as_version=4)
-        assert all(not c.outputs for c in zh.cells if c.cell_type == "code")
+        assert all(not c.outputs and c.execution_count is None
+                   for c in zh.cells if c.cell_type == "code")
     assert len(zh.cells) == len(en.cells)
     assert _code_cells(zh) == _code_cells(en)
     assert [c.metadata for c in zh.cells] == [c.metadata for c in en.cells]
@@ -253,6 +320,86 @@ def test_update_merges_like_msgmerge(tmp_path):
     assert stats["obsolete"] >= 1 and stats["untranslated"] == 1, stats
     text = po.read_text(encoding="utf-8")
     assert '#~ msgid "First paragraph, with $x$."' in text
+
+
+def _changed_book(tmp_path):
+    """A made-up book translated in full, then its second paragraph changed
+    and merged: one fuzzy translation under review."""
+    make_book(tmp_path)
+    i18n.update(tmp_path, out=io.StringIO())
+    translate_all(tmp_path)
+    shutil.rmtree(tmp_path / "chapters")
+    make_book_chapter_only(tmp_path, "Second paragraph, changed.")
+    i18n.update(tmp_path, out=io.StringIO())
+    return i18n.po_path_of("chapters/one.ipynb", tmp_path)
+
+
+def test_update_twice_keeps_a_translation_under_review_fuzzy(tmp_path):
+    """A second ``update`` (nothing changed) keeps the fuzzy flag and the
+    previous English of a translation not yet reviewed, so that the Chinese
+    build still refuses it."""
+    po = _changed_book(tmp_path)
+    before = po.read_text(encoding="utf-8")
+    i18n.update(tmp_path, out=io.StringIO())
+    assert po.read_text(encoding="utf-8") == before
+    entries = {e.msgid: e for e in i18n.read_po(po)[1]}
+    changed = entries["Second paragraph, changed."]
+    assert changed.fuzzy and changed.previous == "Second paragraph."
+    assert changed.msgstr == "译：Second paragraph."
+    with pytest.raises(i18n.MissingTranslations, match="1 units") as err:
+        i18n.build_zh(tmp_path / "zh", tmp_path)
+    assert "Second paragraph, changed." in str(err.value)
+    # the English changes again before review: still fuzzy, and the previous
+    # English is still the one the translation follows
+    shutil.rmtree(tmp_path / "chapters")
+    make_book_chapter_only(tmp_path, "Second paragraph, changed twice.")
+    i18n.update(tmp_path, out=io.StringIO())
+    entries = {e.msgid: e for e in i18n.read_po(po)[1]}
+    twice = entries["Second paragraph, changed twice."]
+    assert twice.fuzzy and twice.previous == "Second paragraph."
+    assert "Second paragraph, changed." not in entries
+
+
+def test_stats_count_a_fuzzy_translation_as_fuzzy_only(tmp_path):
+    """``stats`` as ``msgfmt --statistics``: a fuzzy translation is not a
+    translated one; an empty one is untranslated; obsolete ones apart."""
+    po = tmp_path / "x.po"
+    i18n.write_po(po, [
+        i18n.Entry("One.", "一。"), i18n.Entry("Two.", "二。"),
+        i18n.Entry("Three.", "三。", flags=["fuzzy"], previous="Three"),
+        i18n.Entry("Four words left here."),
+        i18n.Entry("Gone.", "去。", obsolete=True)])
+    assert i18n.po_stats(po) == {"translated": 2, "fuzzy": 1, "untranslated": 1,
+                                 "obsolete": 1, "words_left": 5}
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt:  # and as msgfmt counts them, where it is installed
+        done = subprocess.run([msgfmt, "--statistics", "-o", "/dev/null", str(po)],
+                              capture_output=True, text=True)
+        assert "2 translated messages, 1 fuzzy translation, 1 untranslated" in (
+            done.stderr), done.stderr
+    out = io.StringIO()
+    (tmp_path / "book").mkdir()
+    make_book(tmp_path / "book")
+    i18n.update(tmp_path / "book", out=io.StringIO())
+    translate_all(tmp_path / "book")
+    result = i18n.stats(tmp_path / "book", out=out)
+    assert result["locales/zh_CN/LC_MESSAGES/chapters/one.po"]["translated"] == 4
+    po = _changed_book(tmp_path / "changed")
+    counts = i18n.po_stats(po)
+    assert (counts["translated"], counts["fuzzy"]) == (3, 1), counts
+    out = io.StringIO()
+    i18n.stats(tmp_path / "changed", out=out)
+    assert ("chapters/one.po: 3 translated messages, 1 fuzzy translations, "
+            "0 untranslated messages") in out.getvalue()
+
+
+def test_previous_msgid_over_several_lines_survives_a_round_trip(tmp_path):
+    po = tmp_path / "x.po"
+    entry = i18n.Entry("New\n\ntext.", "新\n\n文。", flags=["fuzzy"],
+                       previous="Old\n\ntext.", locations=["a.md:3"],
+                       comments=["a translator's note"])
+    i18n.write_po(po, [entry])
+    assert i18n.read_po(po)[1] == [entry]
 
 
 def make_book_chapter_only(root, second, drop_first=False):

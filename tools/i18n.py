@@ -605,7 +605,14 @@ _ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 _CODE = re.compile(r"(?<![}`])`[^`\n]+`(?!`)")
 _MATH = re.compile(r"\$\$.*?\$\$|\$(?:[^$\\]|\\.)+\$", re.S)
 _LABEL = re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M)
-_URL = re.compile(r"https?://[^\s)>]+")
+# a URL ends before whitespace, a closing bracket or CJK punctuation; a
+# trailing full stop or comma belongs to the sentence, not to the URL
+_URL_END = r"[\s)>\]，。；：！？、）》」]"
+_URL = re.compile(rf"https?://(?:(?!{_URL_END}).)+?(?=[.,;:!?'\"]*(?:{_URL_END}|$))",
+                  re.M)
+# the target of a markdown link or image, [text](target) (a URL, a
+# document, a #label)
+_LINK = re.compile(r"\]\(\s*<?([^()\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
 def _fence_lines(text: str) -> list[str]:
@@ -633,7 +640,8 @@ def check_entry(msgid: str, msgstr: str) -> list[str]:
         return []
     problems = []
     for what, pattern in (("role", _ROLE), ("inline code", _CODE),
-                          ("math", _MATH), ("label", _LABEL), ("link", _URL)):
+                          ("math", _MATH), ("label", _LABEL), ("link", _URL),
+                          ("link target", _LINK)):
         before = sorted(m.strip() for m in pattern.findall(_ROLE.sub(
             "", msgid) if pattern is _CODE else msgid))
         after = sorted(m.strip() for m in pattern.findall(_ROLE.sub(
