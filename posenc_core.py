@@ -28,6 +28,9 @@ References
    arXiv:2407.21783, 2024 (RoPE scaling released with Llama 3.1).
 """
 
+import functools
+import warnings
+
 import numpy as np
 
 __all__ = [
@@ -77,6 +80,33 @@ _SCALING_KEYS = {
 
 
 # ----------------------------------------------------------------- checks
+
+
+def _renamed_parameter(old, new, position):
+    """Accept the keyword ``old`` for the parameter ``new``, with a warning.
+
+    ``new`` is the ``position``-th parameter (from 0); the wrapper's
+    signature, as :func:`inspect.signature` reports it, is the function's
+    own, so ``old`` is accepted but no longer advertised.
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                if new in kwargs or len(args) > position:
+                    raise ValueError(
+                        f"{fn.__name__}: give {new}, not also the deprecated "
+                        f"name {old} for the same argument"
+                    )
+                warnings.warn(
+                    f"{fn.__name__}({old}=...) is deprecated; the argument "
+                    f"is now called {new}, as in the book's notation",
+                    DeprecationWarning, stacklevel=2,
+                )
+                kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
 
 
 def _is_int(value):
@@ -254,8 +284,8 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
 
     .. math::
 
-        P_{pos,\,2i} = \sin(pos\,\omega_i), \qquad
-        P_{pos,\,2i+1} = \cos(pos\,\omega_i), \qquad
+        P_{\mathrm{pos},\,2i} = \sin(\mathrm{pos}\,\omega_i), \qquad
+        P_{\mathrm{pos},\,2i+1} = \cos(\mathrm{pos}\,\omega_i), \qquad
         \omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}
 
     Parameters
@@ -281,7 +311,8 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
     Returns
     -------
     P : ndarray of float64, shape (n, d_model)
-        Row ``r`` encodes ``positions[r]``; every entry lies in [-1, 1].
+        Row ``t`` is :math:`PE(\mathrm{pos})` for ``pos = positions[t]``;
+        every entry lies in [-1, 1].
 
     Examples
     --------
@@ -308,27 +339,33 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
     return P
 
 
-def relative_shift_matrix(k, d_model, *, base=10000.0):
-    r"""The linear map that moves an interleaved encoding by ``k`` positions.
+@_renamed_parameter("k", "delta", 0)
+def relative_shift_matrix(delta, d_model, *, base=10000.0):
+    r"""The linear map that moves an interleaved encoding by ``delta`` positions.
 
     By the angle-addition formulas, each sin/cos pair of the encoding
     rotates:
 
     .. math::
 
-        \begin{pmatrix} \sin((p+k)\omega_i) \\ \cos((p+k)\omega_i)
-        \end{pmatrix}
-        = \begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\
-                          -\sin k\omega_i & \cos k\omega_i \end{pmatrix}
-          \begin{pmatrix} \sin p\omega_i \\ \cos p\omega_i \end{pmatrix}
+        \begin{pmatrix} \sin((\mathrm{pos}+\Delta)\,\omega_i) \\
+                        \cos((\mathrm{pos}+\Delta)\,\omega_i) \end{pmatrix}
+        = \begin{pmatrix} \cos \Delta\omega_i & \sin \Delta\omega_i \\
+                          -\sin \Delta\omega_i & \cos \Delta\omega_i
+          \end{pmatrix}
+          \begin{pmatrix} \sin(\mathrm{pos}\,\omega_i) \\
+                          \cos(\mathrm{pos}\,\omega_i) \end{pmatrix}
 
-    so :math:`PE(p+k) = M_k\,PE(p)` with :math:`M_k` block-diagonal and
-    independent of ``p`` ([Vaswani2017]_, section 3.5).
+    so :math:`PE(\mathrm{pos}+\Delta) = M_\Delta\,PE(\mathrm{pos})` with
+    :math:`M_\Delta` block-diagonal and independent of :math:`\mathrm{pos}`
+    ([Vaswani2017]_, section 3.5; the paper writes the shift :math:`k`).
 
     Parameters
     ----------
-    k : float
-        The shift, any finite real (negative and fractional allowed).
+    delta : float
+        The shift :math:`\Delta`, any finite real (negative and fractional
+        allowed). The old keyword ``k=`` still works but is deprecated: it
+        raises a ``DeprecationWarning``.
     d_model : int
         Model dimension, a positive even integer.
     base : float, optional
@@ -341,15 +378,15 @@ def relative_shift_matrix(k, d_model, *, base=10000.0):
 
     Examples
     --------
-    >>> M = relative_shift_matrix(3, 8)
+    >>> M = relative_shift_matrix(delta=3, d_model=8)
     >>> bool(np.allclose(M @ sinusoidal_encoding([5], 8)[0],
     ...                  sinusoidal_encoding([8], 8)[0]))
     True
     """
-    k = _check_real("k", k, what="a finite real number")
+    delta = _check_real("delta", delta, what="a finite real number")
     omega = frequencies(d_model, base=base)
     _check_size(d_model, d_model)
-    cos, sin = np.cos(k * omega), np.sin(k * omega)
+    cos, sin = np.cos(delta * omega), np.sin(delta * omega)
     M = np.zeros((d_model, d_model))
     idx = np.arange(0, d_model, 2)
     M[idx, idx] = cos
@@ -364,7 +401,7 @@ def binary_encoding(positions, n_bits):
 
     .. math::
 
-        B_{\mathrm{pos},\,j} = \lfloor \mathrm{pos} / 2^j \rfloor \bmod 2
+        \mathrm{bit}_j(\mathrm{pos}) = \lfloor \mathrm{pos} / 2^j \rfloor \bmod 2
         = (\mathrm{pos} \gg j) \mathbin{\&} 1,
         \qquad j = 0, \dots, n_{\mathrm{bits}} - 1
 
@@ -433,8 +470,9 @@ def self_attention(x, w_q, w_k, w_v, *, bias=None, causal=False):
         A = \mathrm{softmax}_{\text{rows}}(S), \qquad
         \text{output} = A\,(X W_V)
 
-    With ``causal=True``, entries with key index ``j`` greater than query
-    index ``i`` are set to :math:`-\infty` before the softmax.
+    With ``causal=True``, the scores of keys at positions :math:`\ell`
+    after the query's position :math:`m` (:math:`\ell > m`) are set to
+    :math:`-\infty` before the softmax: the bias :math:`B^{\mathrm{causal}}`.
 
     Parameters
     ----------
@@ -540,16 +578,20 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
                frequencies=None):
     r"""Rotary position embedding: rotate each pair of dimensions.
 
-    Each pair :math:`(x_1, x_2)` of a query or key at position ``pos`` is
-    rotated by the angle :math:`pos\,\theta_i` ([Su2021]_, eq. 34):
+    Each pair :math:`(x_1, x_2)` of a query or key at position
+    :math:`\mathrm{pos}` is rotated by the angle :math:`\mathrm{pos}\,\omega_i`
+    ([Su2021]_, eq. 34, where the frequencies are written :math:`\theta_i`):
 
     .. math::
 
-        x_1' = x_1 \cos(pos\,\theta_i) - x_2 \sin(pos\,\theta_i), \qquad
-        x_2' = x_2 \cos(pos\,\theta_i) + x_1 \sin(pos\,\theta_i),
+        x_1' = x_1 \cos(\mathrm{pos}\,\omega_i)
+             - x_2 \sin(\mathrm{pos}\,\omega_i), \qquad
+        x_2' = x_2 \cos(\mathrm{pos}\,\omega_i)
+             + x_1 \sin(\mathrm{pos}\,\omega_i),
 
-    with :math:`\theta_i = \mathrm{base}^{-2i/d}`, so that
-    :math:`\langle R_m q, R_n k\rangle` depends only on :math:`m - n`.
+    with :math:`\omega_i = b^{-2i/d}` (:math:`b` = ``base``), so that
+    :math:`\langle R_m \mathbf q, R_\ell \mathbf k\rangle` depends on the
+    positions only through :math:`r = \ell - m`.
 
     Parameters
     ----------
@@ -564,7 +606,7 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
         ``"half"`` rotates pairs ``(i, i + d/2)`` (GPT-NeoX, and LLaMA in
         Hugging Face transformers).
     frequencies : array_like, shape (d // 2,), optional
-        The angles per position :math:`\theta_i`, e.g. from
+        The angles per position :math:`\omega_i`, e.g. from
         :func:`rope_frequencies`; finite and non-negative.
 
     Returns
@@ -636,33 +678,37 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
 def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
     r"""RoPE angles per position, optionally rescaled for a longer context.
 
-    Without scaling, :math:`\theta_i = \mathrm{base}^{-2i/d}` for
+    Without scaling, :math:`\omega_i = b^{-2i/d}` for
     :math:`i = 0, \dots, d/2 - 1` ([Su2021]_). With
     ``scaling = {"type": ..., "factor": s, ...}``:
 
     ``"linear"``, Position Interpolation ([Chen2023]_):
-        :math:`\theta_i' = \theta_i / s`.
+        :math:`\omega_i' = \omega_i / s`.
     ``"ntk"``, NTK-aware scaling:
-        the base becomes :math:`\mathrm{base}\cdot s^{d/(d-2)}`, which
-        leaves :math:`\theta_0` and divides the slowest
-        :math:`\theta_{d/2-1}` by exactly :math:`s`.
+        the base becomes :math:`b\, s^{d/(d-2)}`, which
+        leaves :math:`\omega_0` and divides the slowest
+        :math:`\omega_{d/2-1}` by exactly :math:`s`.
     ``"yarn"``, "NTK-by-parts" of YaRN ([Peng2023]_), as in the paper's
         reference code: with the training length ``L``
         (``original_max_position_embeddings``), pair :math:`i` makes
-        :math:`L / \lambda_i` turns over the training length; the
-        correction range :math:`[\lfloor c(\beta_{fast})\rfloor,
-        \lceil c(\beta_{slow})\rceil]`, where
-        :math:`c(r) = d \ln(L / (2\pi r)) / (2 \ln \mathrm{base})`, is
+        :math:`\rho_i = L / \lambda_i` turns over the training length; the
+        correction range :math:`[\lfloor i(\beta_{\mathrm{fast}})\rfloor,
+        \lceil i(\beta_{\mathrm{slow}})\rceil]`, where
+        :math:`i(\rho) = d \ln(L / (2\pi \rho)) / (2 \ln b)` is the pair
+        index of a pair making :math:`\rho` turns over :math:`L`, is
         clipped to :math:`[0, d-1]`; with
         :math:`\gamma_i = 1 - \mathrm{clip}((i - low)/(high - low), 0, 1)`,
-        :math:`\theta_i' = \theta_i / s\,(1 - \gamma_i) + \theta_i \gamma_i`.
+        :math:`\omega_i' = (1 - \gamma_i)\,\omega_i / s + \gamma_i\,\omega_i`.
         The attention temperature is :func:`yarn_attention_scale`.
     ``"llama3"``, released with Llama 3.1 ([Llama3]_): wavelengths
-        :math:`\lambda_i = 2\pi/\theta_i` shorter than ``L/high_freq_factor``
+        :math:`\lambda_i = 2\pi/\omega_i` shorter than ``L/high_freq_factor``
         are kept, longer than ``L/low_freq_factor`` are divided by ``s``,
-        and in between
-        :math:`\theta_i' = (1-\mu)\,\theta_i/s + \mu\,\theta_i` with
-        :math:`\mu = (L/\lambda_i - \mathrm{low})/(\mathrm{high}-\mathrm{low})`.
+        and in between, with :math:`\beta_{\mathrm{slow}}` =
+        ``low_freq_factor``, :math:`\beta_{\mathrm{fast}}` =
+        ``high_freq_factor`` and :math:`\rho_i = L/\lambda_i`,
+        :math:`\omega_i' = (1-\gamma_i)\,\omega_i/s + \gamma_i\,\omega_i`
+        with :math:`\gamma_i = (\rho_i - \beta_{\mathrm{slow}})
+        /(\beta_{\mathrm{fast}}-\beta_{\mathrm{slow}})`.
 
     Parameters
     ----------
@@ -681,7 +727,9 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
 
     Returns
     -------
-    theta : ndarray of float64, shape (head_dim // 2,)
+    omega : ndarray of float64, shape (head_dim // 2,)
+        The frequencies :math:`\omega_i` (or :math:`\omega_i'`), in radians
+        per position.
 
     Examples
     --------
@@ -824,21 +872,24 @@ def yarn_attention_scale(factor):
 
 
 def relative_positions(n, *, max_distance=None):
-    r"""Matrix of relative positions ``j - i``, optionally clipped.
+    r"""Matrix of relative positions ``l - m`` (key minus query), optionally clipped.
 
     .. math::
 
-        R_{ij} = \mathrm{clip}(j - i, -k, k)
+        R_{m\ell} = \mathrm{clip}(\ell - m, -r_{\max}, r_{\max})
 
-    with :math:`k` = ``max_distance``, as in [Shaw2018]_, where
-    :math:`R_{ij} + k` indexes a table of :math:`2k+1` learned vectors.
+    for the query at position :math:`m` (row) and the key at :math:`\ell`
+    (column), with :math:`r_{\max}` = ``max_distance``, as in [Shaw2018]_
+    (who write the clip distance :math:`k`), where
+    :math:`R_{m\ell} + r_{\max}` indexes a table of :math:`2r_{\max}+1`
+    learned vectors.
 
     Parameters
     ----------
     n : int
         Sequence length, >= 0.
     max_distance : int, optional
-        Clipping distance ``k >= 0``; no clipping when None.
+        Clipping distance :math:`r_{\max} \ge 0`; no clipping when None.
 
     Returns
     -------
@@ -936,17 +987,19 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
                                 num_buckets=32, max_distance=128):
     r"""T5's bucket of each relative position ([Raffel2020]_, section 2.1).
 
-    ``relative_position`` is ``key_position - query_position``. With
-    ``bidirectional=True`` half the buckets are for keys after the query.
-    Of the remaining :math:`N` buckets, the first :math:`E = \lfloor N/2
-    \rfloor` hold the distances :math:`r < E`, one each; larger distances
-    share logarithmic buckets up to ``max_distance``, beyond which all fall
-    in the last one:
+    ``relative_position`` is ``key_position - query_position``, the book's
+    :math:`r = \ell - m`. With ``bidirectional=True`` half the buckets are
+    for keys after the query. Of the remaining :math:`N` buckets
+    (:math:`N = N_{\mathrm{b}}`, or :math:`N_{\mathrm{b}}/2` when
+    bidirectional), the first :math:`E = \lfloor N/2 \rfloor` hold the
+    distances :math:`\delta = |r| < E`, one each; larger distances share
+    logarithmic buckets up to :math:`r_{\max}` = ``max_distance``, beyond
+    which all fall in the last one:
 
     .. math::
 
-        b(r) = \min\left(N - 1,\; E + \left\lfloor
-        \frac{\ln(r/E)}{\ln(\mathrm{max\_distance}/E)}\,(N - E)
+        \mathrm{bucket}(\delta) = \min\left(N - 1,\; E + \left\lfloor
+        \frac{\ln(\delta/E)}{\ln(r_{\max}/E)}\,(N - E)
         \right\rfloor\right)
 
     Parameters
@@ -1036,12 +1089,13 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
 def alibi_slopes(n_heads):
     r"""The head-specific slopes of ALiBi ([Press2022]_, section 3).
 
-    For :math:`n` heads, a power of two, the slopes are the geometric
-    sequence :math:`m_h = 2^{-8h/n}`, :math:`h = 1, \dots, n`. Otherwise,
-    with :math:`p` the largest power of two below :math:`n`, the slopes for
-    :math:`p` heads are followed by every other slope for :math:`2p` heads
-    (the odd-numbered ones), taking the first :math:`n - p` of them, as in
-    the paper's reference code.
+    For :math:`H` heads, a power of two, the slopes are the geometric
+    sequence :math:`a_h = 2^{-8h/H}`, :math:`h = 1, \dots, H` (the paper
+    writes the slope :math:`m`). Otherwise, with :math:`H_0` the largest
+    power of two below :math:`H`, the slopes for :math:`H_0` heads are
+    followed by every other slope for :math:`2H_0` heads (the odd-numbered
+    ones), taking the first :math:`H - H_0` of them, as in the paper's
+    reference code.
 
     Parameters
     ----------
@@ -1077,11 +1131,13 @@ def alibi_bias(n, n_heads):
 
     .. math::
 
-        B^{(h)}_{ij} = -m_h\,|i - j|
+        B^{(h)}_{m\ell} = -a_h\,|\ell - m|
 
-    with slopes :math:`m_h` from :func:`alibi_slopes`. With a causal mask
-    only :math:`j \le i` is used, where this is :math:`m_h (j - i)`, the
-    paper's form.
+    for the query at :math:`m` and the key at :math:`\ell`, with slopes
+    :math:`a_h` from :func:`alibi_slopes`. With a causal mask only
+    :math:`\ell \le m` is used, where this is :math:`a_h r` with
+    :math:`r = \ell - m \le 0`, the paper's :math:`-m\,(i - j)` (slope
+    :math:`m`, query :math:`i`, key :math:`j`).
 
     Parameters
     ----------
@@ -1116,41 +1172,45 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0, frequencies=None):
     r"""RoFormer's relative upper bound of a rotary score against distance.
 
     Write the score of a query at position :math:`m` and a key at
-    :math:`n` as a sum over the :math:`d/2` pairs,
-    :math:`\mathrm{Re}\sum_i h_i\,e^{\mathrm{i}(m-n)\theta_i}` with
-    :math:`h_i` the product of the query's pair ``i`` (as a complex number)
-    and the conjugate of the key's. Summation by parts (Abel's
-    transformation) gives :math:`|\sum_i h_i e^{\mathrm{i}r\theta_i}|
-    \le \max_i |h_{i+1} - h_i| \sum_{j=1}^{d/2} |S_j|`, with
-    :math:`h_{d/2} = 0` ([Su2021]_, section 3.4.3). This function returns
-    the part that depends on the distance :math:`r = m - n` only, averaged
-    over the pairs:
+    :math:`\ell` as a sum over the :math:`d/2` pairs,
+    :math:`\mathrm{Re}\sum_i u_i\,e^{\mathrm{i}\,r\,\omega_i}` with
+    :math:`r = \ell - m` and :math:`u_i` the product of the conjugate of the
+    query's pair ``i`` (as a complex number) and the key's. Summation by
+    parts (Abel's transformation) gives
+    :math:`|\sum_i u_i e^{\mathrm{i}r\omega_i}|
+    \le \max_i |u_{i+1} - u_i| \sum_{j=1}^{d/2} |Z_j|`, with
+    :math:`u_{d/2} = 0` ([Su2021]_, section 3.4.3, which writes
+    :math:`h_i`, :math:`S_j`, :math:`\theta_i` and the relative position
+    :math:`m - n`, query minus key). This function returns the part that
+    depends on the relative position only, averaged over the pairs:
 
     .. math::
 
-        B(r) = \frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|, \qquad
-        S_j = \sum_{k=0}^{j-1} e^{\mathrm{i}\,r\,\theta_k},
-        \qquad \theta_k = \mathrm{base}^{-2k/d}
+        D(r) = \frac{1}{d/2} \sum_{j=1}^{d/2} |Z_j|, \qquad
+        Z_j = \sum_{i=0}^{j-1} e^{\mathrm{i}\,r\,\omega_i},
+        \qquad \omega_i = b^{-2i/d}
 
-    which RoFormer plots against :math:`r` for :math:`d = 128` (its
-    Figure 2). :math:`B(0) = (d/2 + 1)/2` and :math:`B(-r) = B(r)`.
+    which RoFormer plots against the distance for :math:`d = 128` (its
+    Figure 2). :math:`D(0) = (d/2 + 1)/2` and :math:`D(-r) = D(r)`, so it
+    depends only on the distance :math:`\delta = |r|`.
 
     Parameters
     ----------
     distances : int or array_like of real, shape (n,)
         An int ``n`` means distances ``0, 1, ..., n-1``; otherwise the
-        relative distances :math:`m - n` themselves (any finite reals).
+        relative positions :math:`r` themselves (any finite reals; the sign
+        does not matter).
     head_dim : int
         Dimension ``d`` of one attention head, a positive even integer.
     base : float, optional
         A finite number > 1; ignored when ``frequencies`` is given.
     frequencies : array_like, shape (head_dim // 2,), optional
-        The angles per position :math:`\theta_k`, e.g. from
+        The angles per position :math:`\omega_i`, e.g. from
         :func:`rope_frequencies` with scaling; finite and non-negative.
 
     Returns
     -------
-    B : ndarray of float64, shape (n,)
+    D : ndarray of float64, shape (n,)
         Between 0 and ``(head_dim/2 + 1)/2``.
 
     Examples
@@ -1234,16 +1294,17 @@ def round_significand(x, bits):
 
     .. math::
 
-        \mathrm{rnd}_b(x) = 2^{\,e - b + 1}\,
-        \mathrm{round}\!\left(x\, 2^{-(e - b + 1)}\right),
+        \mathrm{rnd}(x) = 2^{\,e - n_{\mathrm{sig}} + 1}\,
+        \mathrm{round}\!\left(x\, 2^{-(e - n_{\mathrm{sig}} + 1)}\right),
 
     where :math:`\mathrm{round}` breaks ties to the even integer (IEEE 754
-    round-to-nearest-even), and :math:`\mathrm{rnd}_b(0) = 0`. A binary
-    floating-point format with a :math:`b`-bit significand (counting the
-    implicit leading bit) stores exactly these numbers: ``bits=8`` models
-    bfloat16, ``bits=11`` float16, ``bits=24`` float32. Numbers with
-    :math:`|x| < 2^{b}` that are integers stay exact; above that the
-    spacing is :math:`2^{e-b+1}`, e.g. bfloat16 rounds 257 to 256.
+    round-to-nearest-even), and :math:`\mathrm{rnd}(0) = 0`. A binary
+    floating-point format with an :math:`n_{\mathrm{sig}}`-bit significand
+    (counting the implicit leading bit; ``bits`` here) stores exactly these
+    numbers: ``bits=8`` models bfloat16, ``bits=11`` float16 (and TF32),
+    ``bits=24`` float32. Numbers with :math:`|x| < 2^{n_{\mathrm{sig}}}`
+    that are integers stay exact; above that the spacing is
+    :math:`2^{e-n_{\mathrm{sig}}+1}`, e.g. bfloat16 rounds 257 to 256.
 
     Only the significand is modelled, not the exponent range: there is no
     overflow (float16 overflows above 65504) and no underflow to
@@ -1255,7 +1316,8 @@ def round_significand(x, bits):
     x : array_like of real
         Any shape; finite values.
     bits : int
-        Significand width ``b``, from 1 to 53 (53 is float64 itself).
+        Significand width :math:`n_{\mathrm{sig}}`, from 1 to 53 (53 is
+        float64 itself).
 
     Returns
     -------
@@ -1299,31 +1361,36 @@ def _relative_table(name, table, d, rows=None):
 def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
     r"""Self-attention with relative position representations ([Shaw2018]_).
 
-    Each pair of positions :math:`(i, j)` gets learned vectors picked by
-    the clipped relative position :math:`\mathrm{clip}(j - i, -k, k)`
-    (eqs. 3-4 of the paper, with :math:`d_a = d_k`):
+    Each pair of positions, the query at :math:`m` and the key at
+    :math:`\ell`, gets learned vectors picked by the clipped relative
+    position :math:`\mathrm{clip}(\ell - m, -r_{\max}, r_{\max})` (eqs. 3-4
+    of the paper, with :math:`d_a = d_k`; the paper writes :math:`i, j` for
+    the positions, :math:`k` for the clip distance, :math:`e_{ij}`,
+    :math:`\alpha_{ij}` and :math:`z_i`):
 
     .. math::
 
-        e_{ij} = \frac{x_i W_Q\,(x_j W_K + a^K_{ij})^\top}{\sqrt{d_k}},
+        S_{m\ell} = \frac{x_m W_Q\,(x_\ell W_K + a^K_{m\ell})^\top}{\sqrt{d_k}},
         \qquad
-        z_i = \sum_j \alpha_{ij}\,(x_j W_V + a^V_{ij}),
+        y_m = \sum_\ell A_{m\ell}\,(x_\ell W_V + a^V_{m\ell}),
         \qquad
-        a^K_{ij} = w^K_{\mathrm{clip}(j-i,\,-k,\,k)},\;
-        a^V_{ij} = w^V_{\mathrm{clip}(j-i,\,-k,\,k)}
+        a^K_{m\ell} = w^K_{\mathrm{clip}(\ell-m,\,r_{\max})},\;
+        a^V_{m\ell} = w^V_{\mathrm{clip}(\ell-m,\,r_{\max})}
 
-    with :math:`\alpha = \mathrm{softmax}_{\text{rows}}(e)`. The tables
-    :math:`w^K, w^V` have :math:`2k+1` rows, one per relative position
-    :math:`-k, \dots, k`; row ``r + k`` holds :math:`w_r`.
+    with :math:`A = \mathrm{softmax}_{\text{rows}}(S)`. The tables
+    :math:`w^K, w^V` have :math:`2r_{\max}+1` rows, one per relative
+    position :math:`r = -r_{\max}, \dots, r_{\max}`; row ``r + r_max``
+    holds :math:`w_r`.
 
-    The :math:`(n, n, d)` tensor :math:`a^K_{ij}` is never built. The
-    position term of the logits is :math:`(Q\,{w^K}^\top)_{i,\,R_{ij}+k}`
-    with :math:`R` from :func:`relative_positions`: one
-    :math:`(n, 2k+1)` product, then a gather. The value term is
-    :math:`\sum_r c_{ir} w^V_r` with :math:`c_{ir}` the attention that
-    row :math:`i` pays to keys at clipped relative position :math:`r`.
-    The position terms cost :math:`O(n(2k+1)d + n^2)` time and memory on
-    top of plain attention, instead of :math:`O(n^2 d)` for the tensor.
+    The :math:`(n, n, d_k)` tensor :math:`a^K_{m\ell}` is never built. The
+    position term of the logits is
+    :math:`(Q\,{w^K}^\top)_{m,\,R_{m\ell}+r_{\max}}` with :math:`R` from
+    :func:`relative_positions`: one :math:`(n, 2r_{\max}+1)` product, then a
+    gather. The value term is :math:`\sum_r c_{mr} w^V_r` with
+    :math:`c_{mr}` the attention that the query at :math:`m` pays to keys at
+    clipped relative position :math:`r`. The position terms cost
+    :math:`O(n(2r_{\max}+1)d_k + n^2)` time and memory on top of plain
+    attention, instead of :math:`O(n^2 d_k)` for the tensor.
 
     Parameters
     ----------
@@ -1333,11 +1400,11 @@ def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
         Query and key projections.
     w_v : array_like, shape (d_model, d_v)
         Value projection.
-    table_k : array_like, shape (2k+1, d_k)
+    table_k : array_like, shape (2 r_max + 1, d_k)
         The key table :math:`w^K`; its number of rows (odd) sets the
-        clipping distance :math:`k`. With :math:`2k+1 \ge 2n-1` rows no
-        clipping happens.
-    table_v : array_like, shape (2k+1, d_v), optional
+        clipping distance :math:`r_{\max}`. With
+        :math:`2r_{\max}+1 \ge 2n-1` rows no clipping happens.
+    table_v : array_like, shape (2 r_max + 1, d_v), optional
         The value table :math:`w^V`, with as many rows as ``table_k``; no
         value term when None (the paper's section 4.3 finds it is not
         needed for translation).
@@ -1348,17 +1415,17 @@ def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
     -------
     output : ndarray of float64, shape (n, d_v)
     weights : ndarray of float64, shape (n, n)
-        :math:`\alpha`; each row sums to 1.
+        :math:`A`; each row sums to 1.
 
     Examples
     --------
     With :math:`W_K = 0` only position speaks: :math:`w^K_{+1}` raises
     every key to the right of its query, the far ones too (clipped at
-    :math:`k = 1`):
+    :math:`r_{\max} = 1`):
 
     >>> x = np.eye(3)
     >>> w_k = np.zeros((3, 3))
-    >>> table_k = np.array([[0.0, 0, 0], [0, 0, 0], [3, 3, 3]])  # k = 1
+    >>> table_k = np.array([[0.0, 0, 0], [0, 0, 0], [3, 3, 3]])  # r_max = 1
     >>> out, A = shaw_attention(x, x, w_k, x, table_k)
     >>> A.round(3)
     array([[0.081, 0.459, 0.459],

@@ -191,7 +191,10 @@ def plot_wavelengths_by_base(*, bases=(100.0, 10000.0, 1000000.0),
 
 def plot_distance_matrix(*, n_positions=128, d_model=512, base=10000.0,
                          ax=None):
-    r"""Heatmap of :math:`\lVert PE(p) - PE(q) \rVert` for all pairs p, q.
+    r"""Heatmap of the distances between the encodings of all pairs of positions.
+
+    Entry (pos, pos + Δ) is
+    :math:`\lVert PE(\mathrm{pos}) - PE(\mathrm{pos}+\Delta) \rVert`.
 
     The image array equals the matrix of Euclidean distances between the
     rows of ``posenc_core.sinusoidal_encoding(n_positions, d_model,

@@ -199,7 +199,9 @@ def _label_tiles(ax, n, h, texts, cols=_COLS, pool=None):
 
 
 def shift_matrix(k=3.0, d_model=16, base=10000.0, ax=None):
-    """Heatmap of the shift matrix :math:`M_k` with PE(p+k) = M_k PE(p)."""
+    r"""Heatmap of the shift matrix :math:`M_\Delta`, with
+    :math:`PE(\mathrm{pos}+\Delta) = M_\Delta\,PE(\mathrm{pos})`; ``k`` is
+    the shift :math:`\Delta`."""
     return live_shift_matrix(ax).update(k=k, d_model=d_model, base=base)
 
 
@@ -221,7 +223,7 @@ def live_shift_matrix(ax=None):
 
 def dot_vs_distance(d_model=64, base=10000.0, max_distance=60,
                     anchors=(60, 500, 3000), ax=None):
-    """PE(p)·PE(p+delta) against delta, for several anchor positions p.
+    """PE(pos)·PE(pos+delta) against delta, for several anchor positions pos.
 
     The line is the closed form sum_i cos(delta * omega_i); the markers are
     dot products of encodings from :func:`posenc_core.sinusoidal_encoding`
@@ -313,7 +315,8 @@ def live_projected_scores(*, n=48):
 
 
 def shaw_index(n=9, max_distance=3, ax=None):
-    """The clipped relative positions clip(j - i, -k, k), annotated."""
+    """The clipped relative positions clip(l - m, -r_max, r_max), annotated
+    (query m in rows, key l in columns; ``max_distance`` is r_max)."""
     return live_shaw_index(ax).update(n=n, max_distance=max_distance)
 
 
@@ -458,7 +461,7 @@ def live_t5_buckets():
 
 
 def alibi_slopes(head_counts=(8, 6, 12), ax=None):
-    """ALiBi slope exponents -log2(m_h) against head, for several counts."""
+    """ALiBi slope exponents -log2(a_h) against head, for several counts."""
     text = _SLOPES.get()
     fig, ax = _new_axes(ax, (6.4, 3.8))
     for n_heads, marker in zip(head_counts, itertools.cycle("os^Dv")):
@@ -473,7 +476,7 @@ def alibi_slopes(head_counts=(8, 6, 12), ax=None):
 
 
 def alibi_biases(n_heads=8, n=12, ax=None):
-    """The ALiBi bias -m_h |i - j| of every head, one tile per head."""
+    """The ALiBi bias -a_h |l - m| of every head, one tile per head."""
     return live_alibi_biases(ax).update(n_heads=n_heads, n=n)
 
 

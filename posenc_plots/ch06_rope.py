@@ -100,11 +100,12 @@ def _fmt_base(base):
 
 def plot_rotating_pair(*, m=3, n=1, pair=0, head_dim=8, base=10000.0,
                        ax=None):
-    """One pair of a query at position ``m`` and a key at position ``n``.
+    r"""One pair of a query at position ``m`` and a key at position ``n``.
 
-    The pair ``pair`` of the query (:data:`Q_PAIR`) and of the key
-    (:data:`K_PAIR`) are rotated by ``m*theta`` and ``n*theta``, with
-    ``theta = posenc_core.rope_frequencies(head_dim, base=base)[pair]``,
+    ``n`` is the key's position, the book's :math:`\ell` (RoFormer's
+    :math:`n`). The pair ``pair`` of the query (:data:`Q_PAIR`) and of the
+    key (:data:`K_PAIR`) are rotated by ``m*omega`` and ``n*omega``, with
+    ``omega = posenc_core.rope_frequencies(head_dim, base=base)[pair]``,
     through ``posenc_core.apply_rope``. Lines with gid ``"q_rotated"`` and
     ``"k_rotated"`` go from the origin to the rotated vectors; gid
     ``"q_track"`` marks the query's tip at positions ``0, ..., m``.
@@ -277,13 +278,13 @@ def table_error(max_position, head_dim, *, base=10000.0, angle_bits=8,
                 table_bits=None, chunk=4096):
     """Worst error of the cos/sin table up to each position.
 
-    Positions ``p`` and angles ``theta_i`` are rounded to ``angle_bits``
+    Positions ``pos`` and frequencies ``omega_i`` are rounded to ``angle_bits``
     significant bits (``posenc_core.round_significand``), and so is their
     product; the table entries ``cos`` and ``sin`` of that angle are
     rounded to ``table_bits`` bits when given. Returns ``err`` of shape
-    ``(max_position + 1,)`` with ``err[p]`` the largest absolute difference
-    from the exact (float64) entries over all pairs and all positions
-    ``0, ..., p``.
+    ``(max_position + 1,)`` with ``err[pos]`` the largest absolute
+    difference from the exact (float64) entries over all pairs and all
+    positions ``0, ..., pos``.
     """
     theta = pc.rope_frequencies(head_dim, base=base)
     theta_low = pc.round_significand(theta, angle_bits)

@@ -112,10 +112,10 @@ def plot_turns(*, factor=8, original_length=8192, head_dim=128,
     """Turns of each RoPE pair over the training window and a longer one.
 
     The black line (gid ``"training"``) has y-data
-    ``L * theta / (2*pi)``: how many full turns pair ``i`` makes over the
+    ``L * omega / (2*pi)``: how many full turns pair ``i`` makes over the
     training length ``L = original_length``. Each method's line (gid = the
-    method name) has y-data ``s * L * theta' / (2*pi)`` with ``s = factor``
-    and ``theta'`` the rescaled angles: its turns over the new window
+    method name) has y-data ``s * L * omega' / (2*pi)`` with ``s = factor``
+    and ``omega'`` the rescaled frequencies: its turns over the new window
     ``s * L``. Pairs below one turn in training (shaded) only ever saw an
     arc of their circle; where a method's line rises above the black line
     there, the new window produces angles the model never saw.
@@ -208,9 +208,9 @@ def plot_wavelengths(*, factor=8, original_length=8192, head_dim=128,
     """New wavelength, and stretch, of each pair for every method.
 
     Left panel: for each method (gid = the method name), y-data
-    ``2*pi / theta'`` against x-data ``2*pi / theta`` (the original
+    ``2*pi / omega'`` against x-data ``2*pi / omega`` (the original
     wavelengths), log-log; ``"none"`` is the diagonal. Right panel: the
-    stretch ``theta / theta'`` (gid ``"<method>-stretch"``) against the
+    stretch ``kappa_i = omega / omega'`` (gid ``"<method>-stretch"``) against the
     original wavelength; 1 means the pair is kept, ``s = factor`` means it
     is interpolated like Position Interpolation. Dotted lines mark the
     wavelengths ``L/32``, ``L/4`` and ``L`` (32, 4 and 1 turn over the

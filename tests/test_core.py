@@ -1,7 +1,9 @@
 """Unit tests of posenc_core: known values, shapes, properties, bad input."""
 
 import doctest
+import inspect
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -23,7 +25,7 @@ def test_every_public_function_is_documented_with_formula_and_example():
         assert "math" in doc or "$" in doc or "\\" in doc, name
 
 
-def test_module_imports_only_numpy():
+def test_module_imports_only_numpy_and_the_standard_library():
     import ast
     import pathlib
 
@@ -34,7 +36,11 @@ def test_module_imports_only_numpy():
             imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module.split(".")[0])
-    assert imported == {"numpy"}
+    # numpy is the only third-party dependency; the standard library is fine
+    # (functools and warnings carry the deprecated keyword of
+    # relative_shift_matrix)
+    assert "numpy" in imported
+    assert imported - {"numpy"} <= set(sys.stdlib_module_names), imported
 
 
 # ------------------------------------------------------------ sinusoidal
@@ -97,6 +103,28 @@ def test_relative_shift_identity(k):
     # block-diagonal: nothing outside the 2x2 blocks
     mask = np.kron(np.eye(d // 2), np.ones((2, 2))).astype(bool)
     assert np.all(M[~mask] == 0)
+
+
+def test_relative_shift_matrix_delta_keyword_and_deprecated_k():
+    """The shift is called delta, as in notation.md; the old keyword k still
+    works, with a DeprecationWarning, and gives the same matrix."""
+    M = pc.relative_shift_matrix(delta=2.5, d_model=8, base=100.0)
+    np.testing.assert_array_equal(M, pc.relative_shift_matrix(2.5, 8,
+                                                              base=100.0))
+    with pytest.warns(DeprecationWarning, match="delta"):
+        M_old = pc.relative_shift_matrix(k=2.5, d_model=8, base=100.0)
+    np.testing.assert_array_equal(M_old, M)
+    assert list(inspect.signature(pc.relative_shift_matrix).parameters) == [
+        "delta", "d_model", "base"]
+    # both names for the one argument: refused, naming both
+    for call in (lambda: pc.relative_shift_matrix(1, 8, k=2),
+                 lambda: pc.relative_shift_matrix(delta=1, d_model=8, k=2)):
+        with pytest.raises(ValueError, match="delta.*k"):
+            call()
+    # the deprecated keyword is checked like the new one
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError,
+                                                         match="delta"):
+        pc.relative_shift_matrix(k=np.nan, d_model=8)
 
 
 def test_relative_shift_composes():
@@ -463,7 +491,7 @@ BAD_CALLS = [
     (lambda: pc.sinusoidal_encoding("abc", 8), "positions", "1-D"),
     (lambda: pc.sinusoidal_encoding([True], 8), "positions", "dtype"),
     (lambda: pc.sinusoidal_encoding(10**6, 10**6), "elements", "at most"),
-    (lambda: pc.relative_shift_matrix(np.nan, 8), "k", "finite"),
+    (lambda: pc.relative_shift_matrix(np.nan, 8), "delta", "finite"),
     (lambda: pc.relative_shift_matrix(1, 5), "d_model", "even"),
     (lambda: pc.binary_encoding(4, 0), "n_bits", "1 to 63"),
     (lambda: pc.binary_encoding(4, 64), "n_bits", "1 to 63"),

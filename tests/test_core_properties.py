@@ -18,10 +18,10 @@ reals = st.floats(-1e4, 1e4, allow_nan=False)
 
 
 @given(d_models, bases, st.lists(reals, min_size=1, max_size=6), reals)
-def test_shift_identity_for_any_p_and_k(d, base, ps, k):
-    M = pc.relative_shift_matrix(k, d, base=base)
+def test_shift_identity_for_any_pos_and_delta(d, base, ps, delta):
+    M = pc.relative_shift_matrix(delta, d, base=base)
     P = pc.sinusoidal_encoding(ps, d, base=base)
-    shifted = pc.sinusoidal_encoding(np.asarray(ps) + k, d, base=base)
+    shifted = pc.sinusoidal_encoding(np.asarray(ps) + delta, d, base=base)
     # angles up to ~2e4 rad: rounding of pos*omega costs ~1e-12
     np.testing.assert_allclose(P @ M.T, shifted, atol=1e-9)
 
@@ -157,7 +157,7 @@ def test_junk_arguments_raise_value_error_only(a, b):
         (pc.sinusoidal_encoding, {"positions": a, "d_model": b}),
         (pc.frequencies, {"d_model": a}),
         (pc.wavelengths, {"d_model": 8, "base": a}),
-        (pc.relative_shift_matrix, {"k": a, "d_model": b}),
+        (pc.relative_shift_matrix, {"delta": a, "d_model": b}),
         (pc.binary_encoding, {"positions": a, "n_bits": b}),
         (pc.apply_rope, {"x": a, "positions": b}),
         (pc.t5_relative_position_bucket,

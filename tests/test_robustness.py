@@ -78,11 +78,11 @@ def ref_sinusoidal_encoding(positions, d_model, base=10000.0,
     return P
 
 
-def ref_relative_shift_matrix(k, d_model, base=10000.0):
+def ref_relative_shift_matrix(delta, d_model, base=10000.0):
     d = int(d_model)
     M = np.zeros((d, d))
     for i, w in enumerate(ref_frequencies(d, base)):
-        c, s = math.cos(_f(k) * w), math.sin(_f(k) * w)
+        c, s = math.cos(_f(delta) * w), math.sin(_f(delta) * w)
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
     return M
 
@@ -393,7 +393,7 @@ def sinusoidal_kw(draw):
 
 @st.composite
 def shift_kw(draw):
-    return {"k": draw(reals(-1e6, 1e6)), "d_model": draw(evens(2, 24)),
+    return {"delta": draw(reals(-1e6, 1e6)), "d_model": draw(evens(2, 24)),
             "base": draw(bases)}
 
 
@@ -645,7 +645,7 @@ BAD = {
     "sinusoidal_encoding": {"positions": BAD_POSITIONS, "d_model": BAD_EVEN,
                             "base": BAD_BASE,
                             "layout": [*BAD_LAYOUT, "half"]},
-    "relative_shift_matrix": {"k": BAD_REAL, "d_model": BAD_EVEN,
+    "relative_shift_matrix": {"delta": BAD_REAL, "d_model": BAD_EVEN,
                               "base": BAD_BASE},
     "binary_encoding": {
         "positions": [*BAD_POSITIONS, [1.5], [-1], [2**70], [2.0**60]],
@@ -703,7 +703,7 @@ BASE_CALL = {
     "frequencies": {"d_model": 8},
     "wavelengths": {"d_model": 8},
     "sinusoidal_encoding": {"positions": 3, "d_model": 8},
-    "relative_shift_matrix": {"k": 2, "d_model": 4},
+    "relative_shift_matrix": {"delta": 2, "d_model": 4},
     "binary_encoding": {"positions": [0, 5, 9], "n_bits": 4},
     "self_attention": {"x": np.eye(2), "w_q": np.eye(2), "w_k": np.eye(2),
                        "w_v": np.eye(2), "bias": np.zeros((2, 2))},
@@ -879,7 +879,7 @@ HUGE = [
     ("sinusoidal_encoding", {"positions": 2**20, "d_model": 2**10}),
     ("sinusoidal_encoding", {"positions": 10**20, "d_model": 2}),
     ("sinusoidal_encoding", {"positions": [0.0, 1.0], "d_model": 2**27}),
-    ("relative_shift_matrix", {"k": 1, "d_model": 2**14 + 2}),
+    ("relative_shift_matrix", {"delta": 1, "d_model": 2**14 + 2}),
     ("binary_encoding", {"positions": 2**27, "n_bits": 2}),
     ("binary_encoding", {"positions": 10**30, "n_bits": 63}),
     ("self_attention", {"x": _view((20000, 1)), "w_q": W, "w_k": W,
