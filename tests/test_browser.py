@@ -261,11 +261,18 @@ def browser():
         context.close()
 
 
-class Visit:
-    """A page opened with every request, failure and error recorded."""
+#: The widths the pages are checked at: a desktop and a phone (CSS pixels).
+DESKTOP, PHONE = 1280, 390
 
-    def __init__(self, context, url):
+
+class Visit:
+    """A page opened with every request, failure and error recorded
+    (``width``: the viewport's, default the context's 1280 px)."""
+
+    def __init__(self, context, url, width=None):
         self.page = context.new_page()
+        if width is not None:
+            self.page.set_viewport_size({"width": width, "height": 844})
         self.requests, self.failed, self.errors = [], [], []
         page = self.page
         page.on("request", lambda r: self.requests.append(r.url))
@@ -301,6 +308,21 @@ def pages(browser, server):
     def get(name):
         if name not in opened:
             opened[name] = Visit(browser, server + name)
+        return opened[name]
+
+    yield get
+    for visit in opened.values():
+        visit.close()
+
+
+@pytest.fixture(scope="module")
+def phone_pages(browser, server):
+    """The same, at a phone's width (390 CSS pixels)."""
+    opened = {}
+
+    def get(name):
+        if name not in opened:
+            opened[name] = Visit(browser, server + name, width=PHONE)
         return opened[name]
 
     yield get
@@ -917,6 +939,128 @@ def test_a_wrong_formula_is_caught(pages):
         page.evaluate("id => posenc.widgets.find(w => w.el.id === id).draw()",
                       wid)
         _wait_draw(page, wid, before)
+
+
+# ------------------------------------------------------- the plotter
+
+PLOTTER = """() => {
+  const P = posenc.plot, out = {};
+  out.ticks25 = P.niceTicks(0, 10, 4, false).map(v => P.tickLabel(v, 2.5));
+  out.ticksInt = P.niceTicks(-0.5, 3.5, 12, true);
+  out.ticksFrac = P.niceTicks(0, 1, 5, false).map(v => P.tickLabel(v, 0.2));
+  out.thousands = P.tickLabel(20000, 5000);
+  const fig = new P.Figure([6, 3]);
+  const ax = fig.subplots(1, 1);
+  ax.bar([0, 1, 2, 3], [1, 0, 1, 1]);
+  ax.plot([0, 1, 2, 3], [0.5, 0.25, 0.75, 1.0]);
+  out.intX = ax.integerData('x');
+  out.intY = ax.integerData('y');
+  const log = new P.Figure([6, 3]), lax = log.subplots(1, 1);
+  lax.loglog([10, 1e6], [1, 1e7]);
+  const canvas = document.createElement('canvas');
+  canvas.style.width = '600px';
+  document.body.appendChild(canvas);
+  log.render(canvas);
+  out.logX = log.boxes.filter(b => b.kind === 'xtick').map(b => b.text);
+  out.logY = log.boxes.filter(b => b.kind === 'ytick').map(b => b.text);
+  out.heights = [];
+  for (const n of [1, 2, 3]) {  // the data never sets the height
+    const f = new P.Figure([6, 3]), a = f.subplots(1, 1);
+    a.imshow(Array.from({length: n * 8}, () => Array(5).fill(0.5)));
+    f.render(canvas);
+    out.heights.push(canvas.clientHeight);
+  }
+  out.runs = P.runs('$d_{\\\\mathrm{model}} = 2^{-8}$');
+  canvas.remove();
+  return out;
+}"""
+
+
+def test_plotter_ticks_and_type(pages):
+    """Ticks read as matplotlib's would, typeset as the prose is: a 2.5
+    tick says 2.5, integer data get whole ticks, a log axis one style of
+    label, subscripts are subscripts; the height does not follow the data."""
+    if not WIDGETS:
+        pytest.skip("no page loads posenc.js")
+    got = pages(WIDGETS[0][0]).page.evaluate(PLOTTER)
+    assert got["ticks25"] == ["0.0", "2.5", "5.0", "7.5", "10.0"]
+    assert got["ticksInt"] and all(float(v).is_integer()
+                                   for v in got["ticksInt"])
+    assert got["ticksFrac"] == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert got["thousands"] == "20,000"
+    assert got["intX"] and not got["intY"]
+    assert got["logX"] and all(t.startswith("$10^{") for t in got["logX"])
+    assert got["logY"] and all(t.startswith("$10^{") for t in got["logY"])
+    assert len(set(got["heights"])) == 1, got["heights"]
+    assert got["runs"] == [
+        {"t": "d", "lvl": 0, "it": True}, {"t": "model", "lvl": -1, "it": False},
+        {"t": " = 2", "lvl": 0, "it": False}, {"t": "\u22128", "lvl": 1, "it": False}]
+
+
+#: Pairs of labels that may overlap: a legend over texts in the Axes.
+MAY_OVERLAP = {frozenset({"legend", "text"})}
+
+
+def label_overlaps(boxes):
+    """Pairs of drawn labels whose boxes overlap (1 px of slack)."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if frozenset({a["kind"], b["kind"]}) in MAY_OVERLAP:
+                continue
+            if (a["x0"] < b["x1"] - 1 and b["x0"] < a["x1"] - 1
+                    and a["y0"] < b["y1"] - 1 and b["y0"] < a["y1"] - 1):
+                found.append(f"{a['kind']} {a['text']!r} / {b['kind']} "
+                             f"{b['text']!r}")
+    return found
+
+
+def test_overlap_check_bites():
+    """The overlap rule finds two labels on top of each other."""
+    box = {"kind": "title", "text": "a", "x0": 0, "x1": 50, "y0": 0, "y1": 12}
+    other = dict(box, kind="annotation", x0=40, x1=90)
+    assert label_overlaps([box, other])
+    assert not label_overlaps([box, dict(other, x0=60, x1=90)])
+
+
+def _extremes(fig_spec):
+    """Slider settings to draw: the defaults, then each slider at its
+    ends, then all sliders at their ends together."""
+    out = [{}]
+    for s in fig_spec.sliders:
+        out += [{s.name: s.min}, {s.name: s.max}]
+    out.append({s.name: s.max for s in fig_spec.sliders})
+    out.append({s.name: s.min for s in fig_spec.sliders})
+    return out
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("name,key", WIDGETS + ZH_WIDGETS)
+def test_live_figure_layout(pages, phone_pages, name, key, width):
+    """At 1280 and 390 px, at the defaults and at the sliders' ends: no two
+    labels of a live figure overlap (titles, tick labels, annotations,
+    axis labels), and the canvas keeps one height whatever the sliders."""
+    fig_spec = INTERACTIVE[key]
+    visit = (pages if width == DESKTOP else phone_pages)(name)
+    page = visit.page
+    for wid in _widget_ids(page, key):
+        heights, bad = set(), []
+        for setting in _extremes(fig_spec):
+            for s in fig_spec.sliders:
+                target = setting.get(s.name, s.value)
+                before = _draws(page, wid)
+                _set(page, wid, s.name, repr(float(target)))
+                _wait_draw(page, wid, before)
+            state = _state(page, wid)
+            heights.add(state["height"])
+            for pair in label_overlaps(state["boxes"]):
+                bad.append(f"{setting or 'defaults'}: {pair}")
+        if width == PHONE:
+            page.locator(f"#{wid}").screenshot(
+                path=_artifact(name, key, "phone"))
+        assert not bad, f"{key} at {width} px:\n" + "\n".join(bad[:12])
+        assert len(heights) == 1, f"{key} at {width} px: heights {heights}"
+    assert not visit.errors, visit.errors
 
 
 # ----------------------------------------------------------- coverage

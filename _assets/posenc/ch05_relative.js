@@ -24,8 +24,16 @@
     var cols = Math.min(COLS, h);
     texts.forEach(function (text, head) {
       var r = Math.floor(head / cols), c = head % cols;
-      ax.text(c * (n + 1) + (n - 1) / 2, r * (n + 1) - 0.7, text,
-              { ha: "center", va: "bottom", fontsize: 8 });
+      // above the first row of tiles, as in matplotlib; the gap between two
+      // rows is one pixel row of the image, too low for a label, so lower
+      // rows carry theirs inside the top of the tile, on a light box
+      if (r === 0) {
+        ax.text(c * (n + 1) + (n - 1) / 2, -0.7, text,
+                { ha: "center", va: "bottom", fontsize: 8 });
+      } else {
+        ax.text(c * (n + 1) + (n - 1) / 2, r * (n + 1) - 0.5, text,
+                { ha: "center", va: "top", fontsize: 8, halo: true });
+      }
     });
     ax.set_xticks([]);
     ax.set_yticks([]);

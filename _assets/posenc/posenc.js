@@ -871,6 +871,202 @@
     return (weight ? weight + " " : "") + px + "px " + FONT;
   }
 
+  // ---- typeset text: mathtext as runs (italic letters, real sub/superscripts)
+
+  /** Math operators and words that stay upright, as in TeX. */
+  var UPRIGHT = { sin: 1, cos: 1, tan: 1, log: 1, ln: 1, exp: 1, max: 1,
+    min: 1, softmax: 1, clip: 1, arg: 1, det: 1, dim: 1, mod: 1 };
+  var UP_ON = "\u0001", UP_OFF = "\u0002";
+
+  /** The math of one $...$ with its commands resolved; upright groups
+   *  are marked UP_ON ... UP_OFF. */
+  function mathSource(m) {
+    m = m.replace(/\\(?:mathrm|text|mathdefault|operatorname|rm)\{([^{}]*)\}/g,
+                  UP_ON + "$1" + UP_OFF)
+      .replace(/\\tfrac(\d)(\d)/g, "$1/$2")
+      .replace(/\\frac\{([^{}]*)\}\{([^{}]*)\}/g, "$1/$2")
+      .replace(/\\[,;:]/g, "\u2009").replace(/\\!/g, "")
+      .replace(/\\([A-Za-z]+)/g, function (all, name) {
+        if (UPRIGHT.hasOwnProperty(name)) return UP_ON + name + UP_OFF;
+        return GREEK.hasOwnProperty(name) ? GREEK[name] : UP_ON + name + UP_OFF;
+      })
+      .replace(/'/g, "\u2032").replace(/-/g, "\u2212");
+    return m;
+  }
+
+  var ITALIC = /[A-Za-z\u03b1-\u03c9]/;
+
+  /** Runs [{t, lvl, it}] of math source s at script level lvl. */
+  function mathRuns(s, lvl, out) {
+    var up = false, i = 0;
+    function push(ch, level, it) {
+      var last = out[out.length - 1];
+      if (last && last.lvl === level && last.it === it) last.t += ch;
+      else out.push({ t: ch, lvl: level, it: it });
+    }
+    while (i < s.length) {
+      var ch = s[i];
+      if (ch === UP_ON) { up = true; i++; continue; }
+      if (ch === UP_OFF) { up = false; i++; continue; }
+      if ((ch === "^" || ch === "_") && i + 1 < s.length) {
+        var dir = ch === "^" ? 1 : -1, j = i + 1, group;
+        if (s[j] === "{") {
+          var depth = 0, k = j;
+          for (; k < s.length; k++) {
+            if (s[k] === "{") depth++;
+            else if (s[k] === "}" && --depth === 0) break;
+          }
+          group = s.slice(j + 1, k);
+          i = k + 1;
+        } else if (s[j] === UP_ON) {
+          var end = s.indexOf(UP_OFF, j);
+          end = end < 0 ? s.length : end;
+          group = s.slice(j, end + 1);
+          i = end + 1;
+        } else {
+          group = s[j];
+          i = j + 1;
+        }
+        var level = Math.max(-2, Math.min(2, lvl + dir));
+        var inner = [];
+        mathRuns((up ? UP_ON : "") + group, level, inner);
+        inner.forEach(function (r) {
+          for (var c = 0; c < r.t.length; c++) push(r.t[c], r.lvl, r.it);
+        });
+        continue;
+      }
+      i++;
+      if (ch === "{" || ch === "}") continue;
+      push(ch, lvl, !up && ITALIC.test(ch));
+    }
+    return out;
+  }
+
+  /** A label (with $...$ mathtext) as runs of one line. */
+  function runsOf(s) {
+    var out = [];
+    String(s === undefined || s === null ? "" : s).split("$").forEach(function (part, k) {
+      if (!part) return;
+      if (k % 2) mathRuns(mathSource(part), 0, out);
+      else out.push({ t: part, lvl: 0, it: false });
+    });
+    return out;
+  }
+
+  var SCRIPT_SCALE = [1, 0.7, 0.58];
+  var SCRIPT_SHIFT = { "2": -0.62, "1": -0.38, "0": 0, "-1": 0.2, "-2": 0.32 };
+
+  function runFont(run, px, weight) {
+    var size = px * SCRIPT_SCALE[Math.abs(run.lvl)];
+    return (run.it ? "italic " : "") + (weight ? weight + " " : "") + size + "px " + FONT;
+  }
+
+  function measureRuns(ctx, runs, px, weight) {
+    var w = 0, keep = ctx.font;
+    runs.forEach(function (r) { ctx.font = runFont(r, px, weight); w += ctx.measureText(r.t).width; });
+    ctx.font = keep;
+    return w;
+  }
+
+  /** The width of a label drawn at px (CSS pixels). */
+  function labelWidth(ctx, s, px, weight) { return measureRuns(ctx, runsOf(s), px, weight); }
+
+  /** Offset from the alphabetic baseline to where `baseline` puts text. */
+  function baselineShift(baseline, px) {
+    return { top: 0.8 * px, middle: 0.34 * px, center: 0.34 * px, bottom: -0.24 * px }[baseline] || 0;
+  }
+
+  /**
+   * Draw a label at (x, y): o.align left|center|right, o.baseline
+   * top|middle|bottom|alphabetic, o.weight, o.maxWidth (the text shrinks to
+   * fit, never below 7 px), o.halo (a background box behind it).
+   * Returns its box {x0, x1, y0, y1, px}.
+   */
+  function drawLabel(ctx, s, x, y, px, o) {
+    o = o || {};
+    var runs = runsOf(s);
+    var w = measureRuns(ctx, runs, px, o.weight);
+    if (o.maxWidth && w > o.maxWidth && w > 0) {
+      var fit = Math.max(7, px * o.maxWidth / w);
+      w = w * fit / px;
+      px = fit;
+    }
+    var x0 = o.align === "center" ? x - w / 2 : o.align === "right" ? x - w : x;
+    var base = y + baselineShift(o.baseline, px);
+    var box = { x0: x0, x1: x0 + w, y0: base - 0.8 * px, y1: base + 0.26 * px, px: px };
+    if (o.measureOnly) return box;
+    if (BOXES && String(s) !== "") recordBox(ctx, o.kind || "label", String(s), box);
+    var keepAlign = ctx.textAlign, keepBase = ctx.textBaseline, keepFont = ctx.font;
+    if (o.halo) {
+      var fill = ctx.fillStyle;
+      ctx.globalAlpha = 0.8;
+      ctx.fillStyle = o.halo;
+      ctx.fillRect(box.x0 - 2, box.y0 - 1, box.x1 - box.x0 + 4, box.y1 - box.y0 + 2);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = fill;
+    }
+    ctx.textAlign = "left";
+    ctx.textBaseline = "alphabetic";
+    var cx = x0;
+    runs.forEach(function (r) {
+      ctx.font = runFont(r, px, o.weight);
+      ctx.fillText(r.t, cx, base + SCRIPT_SHIFT[String(r.lvl)] * px);
+      cx += ctx.measureText(r.t).width;
+    });
+    ctx.textAlign = keepAlign;
+    ctx.textBaseline = keepBase;
+    ctx.font = keepFont;
+    return box;
+  }
+
+  /** While a figure renders: where each label went (for the tests). */
+  var BOXES = null;
+
+  function recordBox(ctx, kind, text, box) {
+    var m = ctx.getTransform(), dpr = m.a || 1;
+    if (Math.abs(m.b) > 1e-9 || Math.abs(m.c) > 1e-9) return;  // rotated
+    var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    var k = m.a / dpr0, e = m.e / dpr0, f = m.f / dpr0;
+    BOXES.push({ kind: kind, text: text, x0: box.x0 * k + e, x1: box.x1 * k + e,
+                 y0: box.y0 * k + f, y1: box.y1 * k + f, px: box.px });
+  }
+
+  /** Break a label into lines no wider than maxW (at spaces outside math,
+   *  and between Chinese characters); "\n" always breaks. */
+  function wrapLabel(ctx, s, px, maxW, weight) {
+    var lines = [];
+    String(s).split("\n").forEach(function (line) {
+      var tokens = [], cur = "", math = false;
+      for (var i = 0; i < line.length; i++) {
+        var ch = line[i];
+        if (ch === "$") math = !math;
+        if (!math && (ch === " " || /[\u3000-\u9fff\uff00-\uffef]/.test(ch))) {
+          if (ch === " ") { tokens.push(cur + " "); cur = ""; }
+          else { tokens.push(cur + ch); cur = ""; }
+        } else {
+          cur += ch;
+        }
+      }
+      if (cur) tokens.push(cur);
+      var now = "";
+      tokens.forEach(function (tok) {
+        var next = now + tok;
+        if (now && labelWidth(ctx, next.replace(/ $/, ""), px, weight) > maxW) {
+          lines.push(now.replace(/ $/, ""));
+          now = tok;
+        } else {
+          now = next;
+        }
+      });
+      lines.push(now.replace(/ $/, ""));
+    });
+    return lines;
+  }
+
+  function overlaps(a, b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  }
+
   // ---- scales and ticks
 
   function Scale(type, base) {
@@ -887,34 +1083,58 @@
     return isFinite(v) && (this.type !== "log" || v > 0);
   };
 
+  /**
+   * Ticks at multiples of 1, 2, 2.5 or 5 times a power of ten, about
+   * maxTicks of them; on an integer axis (integer data, image rows and
+   * columns) only whole steps of 1, 2 or 5 times a power of ten.
+   */
   function niceTicks(lo, hi, maxTicks, integer) {
     if (!(hi > lo)) return [lo];
     var raw = (hi - lo) / Math.max(1, maxTicks);
     var mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    var steps = [1, 2, 2.5, 5, 10], step = 10 * mag;
+    var steps = integer ? [1, 2, 5, 10] : [1, 2, 2.5, 5, 10], step = 10 * mag;
     for (var i = 0; i < steps.length; i++) {
-      if (steps[i] * mag >= raw) { step = steps[i] * mag; break; }
+      if (steps[i] * mag >= raw * (1 - 1e-9)) { step = steps[i] * mag; break; }
     }
-    if (integer) step = Math.max(1, Math.round(step));
-    var out = [], start = Math.ceil(lo / step - 1e-9) * step;
-    for (var t = start; t <= hi + step * 1e-9; t += step) {
-      out.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+    if (integer && step < 1) step = 1;
+    var out = [], k0 = Math.ceil(lo / step - 1e-9), k1 = Math.floor(hi / step + 1e-9);
+    for (var k = k0; k <= k1; k++) {
+      var t = k * step;
+      // the decimal value, not k * step's binary rounding (0.30000000000000004)
+      t = parseFloat(t.toPrecision(12));
+      out.push(t === 0 ? 0 : t);
     }
     return out;
   }
 
+  /** Decimals that multiples of step need (2.5 -> 1, 0.25 -> 2, 5 -> 0). */
+  function decimalsOf(step) {
+    for (var d = 0; d < 7; d++) {
+      var scaled = step * Math.pow(10, d);
+      if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d;
+    }
+    return 7;
+  }
+
+  /** Typographic minus and thousands separators, as the prose writes numbers. */
+  function prose(text) { return text.replace(/^-/, "\u2212"); }
+
+  function powerLabel(base, e) { return "$" + base + "^{" + e + "}$"; }
+
+  /** A linear axis' tick label: every label of an axis with the decimals
+   *  of its step; beyond a million (or below 1e-4), m x 10^e. */
   function tickLabel(v, step) {
-    if (v === 0) return "0";
+    if (v === 0) return step ? pyformat(0, "." + Math.min(decimalsOf(step), 6) + "f") : "0";
     var a = Math.abs(v);
     if (a >= 1e6 || a < 1e-4) {
-      return pyformat(v, ".3g").replace(/e\+?(-?)0*(\d+)/, function (_, s, d) {
-        return "\u00d710" + script(s + d, SUP, "^");
-      });
+      var sd = sigDigits(v, 3), rest = sd.digits.slice(1).replace(/0+$/, "");
+      var mant = sd.digits[0] + (rest ? "." + rest : "");
+      var sign = v < 0 ? "\u2212" : "";
+      return mant === "1" ? "$" + sign + "10^{" + sd.exp + "}$" :
+        "$" + sign + mant + "\\times10^{" + sd.exp + "}$";
     }
-    var dec = 0;
-    if (step && step < 1) dec = Math.min(6, Math.ceil(-Math.log10(step) - 1e-9));
-    if (step && step < 1 && Math.abs(step * Math.pow(10, dec) - Math.round(step * Math.pow(10, dec))) > 1e-6) dec += 1;
-    return pyformat(v, "." + dec + "f").replace("-", "\u2212");
+    var dec = step ? decimalsOf(step) : decimalsOf(a);
+    return prose(pyformat(v, ",." + Math.min(dec, 6) + "f"));
   }
 
   function logTicks(scale, lo, hi, maxTicks) {
@@ -931,18 +1151,20 @@
       }
       out = out.concat(more);
     }
-    return out.filter(function (t) {
+    out = out.filter(function (t) {
       return t.v >= lo * (1 - 1e-9) && t.v <= hi * (1 + 1e-9);
-    }).sort(function (x, y) { return x.v - y.v; }).map(function (t) {
+    }).sort(function (x, y) { return x.v - y.v; });
+    // one style per axis: plain numbers while they stay short, else powers
+    var plain = out.every(function (t) {
+      return scale.base === 10 ? t.v >= 0.01 * (1 - 1e-9) && t.v <= 1e4 * (1 + 1e-9) :
+        t.v >= 1 / 64 && t.v < 1e5;
+    });
+    return out.map(function (t) {
       var label;
-      if (scale.base === 10 && t.e !== null) {
-        label = (t.e >= 0 && t.e <= 3) ? pyformat(t.v, "g") :
-          (t.e < 0 && t.e >= -2) ? pyformat(t.v, "g") : "10" + script(String(t.e), SUP, "^");
-      } else if (scale.base !== 10) {
-        label = t.v >= 1 && t.v < 1e5 ? pyformat(t.v, "g") :
-          scale.base + script(String(t.e), SUP, "^");
+      if (plain || t.e === null) {
+        label = t.v >= 1 ? prose(pyformat(Math.round(t.v), ",d")) : pyformat(t.v, "g");
       } else {
-        label = pyformat(t.v, "g");
+        label = powerLabel(scale.base, t.e);
       }
       return { v: t.v, label: label };
     });
@@ -1088,13 +1310,14 @@
     });
   };
 
-  /** text(x, y, s, {ha, va, fontsize, color, rotation, transform}). */
+  /** text(x, y, s, {ha, va, fontsize, color, rotation, transform, halo}). */
   Axes.prototype.text = function (x, y, s, o) {
     o = o || {};
     return this.add(this.texts, {
       kind: "text", x: x, y: y, s: s, ha: o.ha || "left", va: o.va || "baseline",
       size: o.fontsize || 10, color: css(o.color || "k"),
-      rotation: o.rotation || 0, coords: o.transform || "data"
+      rotation: o.rotation || 0, coords: o.transform || "data",
+      halo: !!o.halo  // a light box behind it (labels over an image)
     });
   };
 
@@ -1114,6 +1337,32 @@
   Axes.prototype.legend = function (o) { this.legendOpts = o || {}; };
   Axes.prototype.set_aspect = function (a) { this.aspect = a; };
   Axes.prototype.axis_off = function () { this.hidden = true; };
+
+  /** Whether every data value along an axis ("x" or "y") is an integer
+   *  (bar centres, line and marker positions): its ticks are then whole. */
+  Axes.prototype.integerData = function (which) {
+    var k = which === "x" ? 0 : 1, seen = 0, whole = true;
+    var check = function (v) {
+      if (!isFinite(v)) return;
+      seen++;
+      if (Math.abs(v - Math.round(v)) > 1e-9) whole = false;
+    };
+    this.lines.forEach(function (l) {
+      if ((k === 0 && l.coords === "hline") || (k === 1 && l.coords === "vline")) return;
+      if (k === 0 && l.coords === "vline") { check(l.x[0]); return; }
+      if (k === 1 && l.coords === "hline") return;  // a reference level, not data
+      (k === 0 ? l.x : l.y).forEach(check);
+    });
+    this.patches.forEach(function (p) {
+      if (p.coords !== "data") return;
+      if (k === 0) check(p.x + p.w / 2); else { check(p.y); check(p.y + p.h); }
+    });
+    this.collections.forEach(function (c) {
+      var pts = c.offsets || [].concat.apply([], c.segments);
+      pts.forEach(function (pt) { check(pt[k]); });
+    });
+    return whole && seen > 0;
+  };
 
   Axes.prototype.legendEntries = function () {
     return this.artists.filter(function (a) {
@@ -1283,9 +1532,11 @@
   function textWidth(ctx, s) { return ctx.measureText(s).width; }
 
   /** Draw the figure on a canvas whose CSS width is its container's. */
-  Figure.prototype.render = function (canvas) {
-    var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
-    var W = Math.max(320, canvas.clientWidth || (canvas.parentNode && canvas.parentNode.clientWidth) || 720);
+  /**
+   * The canvas height of a figure at width W: from its figsize and its grid
+   * only (never from the data), so that no slider makes the page jump.
+   */
+  Figure.prototype.layout = function (W) {
     var rows = this.grid[0], cols = this.grid[1];
     // panel shape in the matplotlib figure (width / height)
     var aspect = (this.figsize[0] / cols) / (this.figsize[1] / rows);
@@ -1293,16 +1544,17 @@
       var fit = Math.max(1, Math.floor(W / 330));
       if (fit < cols) { cols = fit; rows = Math.ceil(this.axes.length / cols); }
     }
-    var top = this.suptitleText ? 28 : 6;
+    var top = this.suptitleText !== null ? 30 : 6;
     var cellH = Math.min(Math.max((W / cols) / aspect, 240), 400);
-    var only = this.axes.length === 1 ? this.axes[0] : null;
-    if (only && only.aspect === "equal" && only.images.length) {
-      // one image kept square-celled: as tall as its shape needs
-      var im0 = only.images[0], extra = 110 + (only.texts.length ? 14 : 0);
-      var imgW = W - 110 - (only.cbar ? 64 : 0);
-      cellH = Math.min(Math.max(imgW * im0.rows / Math.max(1, im0.cols) + extra, 180), 560);
-    }
-    var H = Math.round(top + rows * cellH);
+    return { rows: rows, cols: cols, top: top, cellH: cellH,
+             H: Math.round(top + rows * cellH) };
+  };
+
+  /** Draw the figure on a canvas whose CSS width is its container's. */
+  Figure.prototype.render = function (canvas) {
+    var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    var W = Math.max(300, canvas.clientWidth || (canvas.parentNode && canvas.parentNode.clientWidth) || 720);
+    var L = this.layout(W), rows = L.rows, cols = L.cols, H = L.H;
     canvas.style.height = H + "px";
     canvas.width = Math.round(W * dpr);
     canvas.height = Math.round(H * dpr);
@@ -1311,13 +1563,28 @@
     ctx.fillStyle = "#ffffff";
     ctx.fillRect(0, 0, W, H);
     ctx.textBaseline = "alphabetic";
-    if (this.suptitleText) {
-      ctx.fillStyle = "#000";
-      ctx.font = font(13);
-      ctx.textAlign = "center";
-      ctx.fillText(tex(this.suptitleText), W / 2, 18, W - 10);
+    this.boxes = BOXES = [];
+    try {
+      this.paint(ctx, W, H, L);
+    } finally {
+      BOXES = null;
     }
-    var cellW = W / cols;
+  };
+
+  Figure.prototype.paint = function (ctx, W, H, L) {
+    var rows = L.rows, cols = L.cols;
+    var top = L.top;
+    if (this.suptitleText !== null) {
+      // wrapped to the width; the panels share what the lines leave
+      ctx.fillStyle = "#000";
+      var lines = wrapLabel(ctx, this.suptitleText, 13, W - 16);
+      lines.forEach(function (line, k) {
+        drawLabel(ctx, line, W / 2, 8 + k * 17, 13, { align: "center", baseline: "top", maxWidth: W - 10,
+                                                     kind: "suptitle" });
+      });
+      top = Math.max(top, 14 + lines.length * 17);
+    }
+    var cellW = W / cols, cellH = (H - top) / rows;
     var self = this;
     this.axes.forEach(function (ax, i) {
       if (ax.hidden) return;
@@ -1326,40 +1593,58 @@
     });
   };
 
+  var TICK_PX = 10.5, LABEL_PX = 11.5, TITLE_PX = 12, LINE_PX = 15;
+
+  /** Texts placed above the Axes (axes or x-axis coordinates, y >= 1). */
+  function isAbove(t) {
+    return (t.coords === "axes" || t.coords === "xaxis") && t.y >= 1 && !t.rotation;
+  }
+
   Figure.prototype.drawAxes = function (ctx, ax, cell) {
     var lim = ax.limits();
     var sx = ax.xscale, sy = ax.yscale;
-    var tickFont = font(10.5), labelFont = font(11.5);
     // ticks first (for the margins)
     var approxW = cell.w - 80, approxH = cell.h - 70;
-    var xt = makeTicks(ax.xticksSet, sx, lim.x, Math.max(2, Math.floor(approxW / 70)), lim.image);
-    var yt = makeTicks(ax.yticksSet, sy, lim.y, Math.max(2, Math.floor(approxH / 32)), lim.image);
-    ctx.font = tickFont;
+    var xt = makeTicks(ax.xticksSet, sx, lim.x, Math.max(2, Math.floor(approxW / 70)),
+                       lim.image || ax.integerData("x"));
+    var yt = makeTicks(ax.yticksSet, sy, lim.y, Math.max(2, Math.floor(approxH / 32)),
+                       lim.image || ax.integerData("y"));
     var yTickW = 0;
-    yt.forEach(function (t) { yTickW = Math.max(yTickW, textWidth(ctx, t.label)); });
+    yt.forEach(function (t) { yTickW = Math.max(yTickW, labelWidth(ctx, t.label, TICK_PX)); });
     var rot = ax.xticksSet && ax.xticksSet.rotation ? ax.xticksSet.rotation : 0;
     var xTickH = 14;
     if (rot) {
       var wmax = 0;
-      xt.forEach(function (t) { wmax = Math.max(wmax, textWidth(ctx, t.label)); });
+      xt.forEach(function (t) { wmax = Math.max(wmax, labelWidth(ctx, t.label, TICK_PX)); });
       xTickH = 8 + wmax * Math.sin(rot * Math.PI / 180);
     }
-    var titleLines = ax.title ? tex(ax.title).split("\n").length : 0;
+    var titleLines = ax.title ? wrapLabel(ctx, ax.title, TITLE_PX, cell.w - 12) : [];
     var left = 8 + yTickW + 6 + (ax.ylabel ? 18 : 0);
     var bottom = 6 + xTickH + (ax.xlabel ? 18 : 4);
-    var topM = 8 + titleLines * 16;
-    if (ax.texts.some(function (t) { return t.coords === "data" && lim.image && t.y < -0.5; })) topM += 14;
+    var above = ax.texts.filter(isAbove);
+    var tileLabels = ax.texts.some(function (t) {
+      return t.coords === "data" && lim.image && t.y < -0.5;
+    });
     var right = 12 + (ax.cbar ? 64 : 0);
-    var rect = { x: cell.x + left, y: cell.y + topM, w: cell.w - left - right, h: cell.h - topM - bottom };
-    if (ax.aspect === "equal") {
-      var dw = Math.abs(sx.fwd(lim.x[1]) - sx.fwd(lim.x[0]));
-      var dh = Math.abs(sy.fwd(lim.y[1]) - sy.fwd(lim.y[0]));
-      var k = Math.min(rect.w / dw, rect.h / dh);
-      var nw = dw * k, nh = dh * k;
-      rect.x += (rect.w - nw) / 2;
-      rect.y += (rect.h - nh) / 2;
-      rect.w = nw;
-      rect.h = nh;
+    var rect;
+    var place = function (levels) {
+      var topM = 8 + titleLines.length * LINE_PX + (tileLabels ? 14 : 0) + levels * 13;
+      rect = { x: cell.x + left, y: cell.y + topM, w: cell.w - left - right, h: cell.h - topM - bottom };
+      if (ax.aspect === "equal") {
+        var dw = Math.abs(sx.fwd(lim.x[1]) - sx.fwd(lim.x[0]));
+        var dh = Math.abs(sy.fwd(lim.y[1]) - sy.fwd(lim.y[0]));
+        var k = Math.min(rect.w / dw, rect.h / dh);
+        var nw = dw * k, nh = dh * k;
+        rect.x += (rect.w - nw) / 2;
+        rect.y += (rect.h - nh) / 2;
+        rect.w = nw;
+        rect.h = nh;
+      }
+    };
+    place(above.length ? 1 : 0);
+    if (above.length) {  // a second row where the labels above would collide
+      var levels = stackAbove(ctx, above, rect, sx, lim);
+      if (levels > 1) { place(levels); stackAbove(ctx, above, rect, sx, lim); }
     }
     var X = function (v) {
       return rect.x + (sx.fwd(v) - sx.fwd(lim.x[0])) / (sx.fwd(lim.x[1]) - sx.fwd(lim.x[0])) * rect.w;
@@ -1426,19 +1711,25 @@
       }
     });
     ctx.restore();
-    // texts (not clipped, as in matplotlib)
+    // texts (not clipped, as in matplotlib); overlapping ones are shrunk
+    // together (numbers in cells), labels above the Axes are stacked
+    var inside = ax.texts.filter(function (t) { return !isAbove(t); });
+    var fit = fitTexts(ctx, inside, X, Y, AX, AY), textTop = Infinity;
     ax.texts.forEach(function (t) {
+      if (fit.skip.indexOf(t) >= 0) return;
       var px = t.coords === "axes" ? AX(t.x) : X(t.x);
       var py = (t.coords === "axes" || t.coords === "xaxis") ? AY(t.y) : Y(t.y);
+      var size = textPx(t) * (isAbove(t) ? 1 : fit.factor);
+      if (isAbove(t)) py -= (t.level || 0) * 13;
       ctx.save();
       ctx.translate(px, py);
       if (t.rotation) ctx.rotate(-t.rotation * Math.PI / 180);
       ctx.fillStyle = t.color;
-      ctx.font = font(Math.max(9, t.size * 1.05));
-      ctx.textAlign = { left: "left", center: "center", right: "right" }[t.ha] || "left";
-      ctx.textBaseline = { top: "top", center: "middle", bottom: "bottom", baseline: "alphabetic" }[t.va] || "alphabetic";
-      ctx.fillText(tex(t.s), 0, 0);
+      var box = drawLabel(ctx, t.s, 0, 0, size, { align: HA[t.ha] || "left", baseline: VA[t.va] || "alphabetic",
+                                                  halo: t.halo ? "#ffffff" : null,
+                                                  kind: isAbove(t) ? "annotation" : "text" });
       ctx.restore();
+      if (!t.rotation && py + box.y1 <= rect.y + 2) textTop = Math.min(textTop, py + box.y0);
     });
     // frame and ticks
     ctx.strokeStyle = "#000";
@@ -1446,66 +1737,148 @@
     ctx.setLineDash([]);
     ctx.strokeRect(rect.x, rect.y, rect.w, rect.h);
     ctx.fillStyle = "#000";
-    ctx.font = tickFont;
-    ctx.textBaseline = "top";
-    xt.forEach(function (t) {
+    var inX = function (px) { return px >= rect.x - 0.5 && px <= rect.x + rect.w + 0.5; };
+    var shown = xt.filter(function (t) { return inX(X(t.v)); });
+    if (!ax.xticksSet && !rot) shown = thinTicks(ctx, shown, X);
+    shown.forEach(function (t) {
       var px = X(t.v);
-      if (!(px >= rect.x - 0.5 && px <= rect.x + rect.w + 0.5)) return;
       drawLine(ctx, [[px, rect.y + rect.h], [px, rect.y + rect.h + 4]]);
       if (rot) {
         ctx.save();
         ctx.translate(px, rect.y + rect.h + 6);
         ctx.rotate(-rot * Math.PI / 180);
-        ctx.textAlign = "right";
-        ctx.textBaseline = "middle";
-        ctx.fillText(t.label, 0, 0);
+        drawLabel(ctx, t.label, 0, 0, TICK_PX, { align: "right", baseline: "middle" });
         ctx.restore();
       } else {
-        ctx.textAlign = "center";
-        ctx.fillText(t.label, px, rect.y + rect.h + 6);
+        drawLabel(ctx, t.label, px, rect.y + rect.h + 6, TICK_PX, { align: "center", baseline: "top",
+                                                                      kind: "xtick" });
       }
     });
-    ctx.textBaseline = "middle";
-    ctx.textAlign = "right";
     yt.forEach(function (t) {
       var py = Y(t.v);
       if (!(py >= rect.y - 0.5 && py <= rect.y + rect.h + 0.5)) return;
       drawLine(ctx, [[rect.x - 4, py], [rect.x, py]]);
-      ctx.fillText(t.label, rect.x - 6, py);
+      drawLabel(ctx, t.label, rect.x - 6, py, TICK_PX, { align: "right", baseline: "middle", kind: "ytick" });
     });
-    ctx.font = labelFont;
-    ctx.textAlign = "center";
     if (ax.xlabel) {
-      ctx.textBaseline = "bottom";
-      ctx.fillText(tex(ax.xlabel), rect.x + rect.w / 2, cell.y + cell.h - 2, cell.w - 10);
+      drawLabel(ctx, ax.xlabel, rect.x + rect.w / 2, cell.y + cell.h - 4, LABEL_PX,
+                { align: "center", baseline: "bottom", maxWidth: cell.w - 10, kind: "xlabel" });
     }
     if (ax.ylabel) {
       ctx.save();
       ctx.translate(Math.max(cell.x + 4, rect.x - 6 - yTickW - 20), rect.y + rect.h / 2);
       ctx.rotate(-Math.PI / 2);
-      ctx.textBaseline = "top";
-      ctx.fillText(tex(ax.ylabel), 0, 0, rect.h + 40);
+      drawLabel(ctx, ax.ylabel, 0, 0, LABEL_PX, { align: "center", baseline: "top", maxWidth: rect.h + 40 });
       ctx.restore();
     }
-    if (ax.title) {
-      ctx.font = font(12);
-      ctx.textBaseline = "bottom";
-      var lines = tex(ax.title).split("\n");
-      var ty = rect.y - 5 - (lim.image && ax.texts.some(function (t) { return t.y < -0.5; }) ? 14 : 0);
-      for (var li = lines.length - 1; li >= 0; li--) {
-        ctx.fillText(lines[li], rect.x + rect.w / 2, ty, cell.w - 6);
-        ty -= 16;
+    if (titleLines.length) {
+      var above0 = ax.texts.filter(isAbove).reduce(function (m, t) {
+        return Math.max(m, (t.level || 0) + 1);
+      }, 0);
+      var ty = rect.y - 5 - (lim.image && ax.texts.some(function (t) { return t.y < -0.5; }) ? 14 : 0) - above0 * 13;
+      ty = Math.min(ty, textTop - 3);  // above the texts over the Axes
+      for (var li = titleLines.length - 1; li >= 0; li--) {
+        drawLabel(ctx, titleLines[li], rect.x + rect.w / 2, ty, TITLE_PX,
+                  { align: "center", baseline: "bottom", maxWidth: cell.w - 6, kind: "title" });
+        ty -= LINE_PX;
       }
     }
     if (ax.legendOpts) drawLegend(ctx, ax, rect);
     if (ax.cbar) drawColorbar(ctx, ax.cbar, rect);
   };
 
+  var HA = { left: "left", center: "center", right: "right" };
+  var VA = { top: "top", center: "middle", bottom: "bottom", baseline: "alphabetic" };
+
+  function textPx(t) { return Math.max(9, t.size * 1.05); }
+
+  function textBox(ctx, t, x, y, px) {
+    return drawLabel(ctx, t.s, x, y, px, { align: HA[t.ha] || "left", baseline: VA[t.va] || "alphabetic",
+                                          measureOnly: true });
+  }
+
+  /**
+   * The texts inside the Axes: {factor, skip}. One size factor for all, as
+   * large as they can be without two overlapping (down to 7 px); if they
+   * still overlap at 7 px (16 tile labels on a phone), every text that
+   * would cover one already drawn is left out of the picture (it stays in
+   * the figure's record and in what screen readers are told).
+   */
+  function fitTexts(ctx, texts, X, Y, AX, AY) {
+    var flat = texts.filter(function (t) { return !t.rotation && t.s !== ""; });
+    var none = { factor: 1, skip: [] };
+    if (flat.length < 2 || flat.length > 400) return none;
+    var at = flat.map(function (t) {
+      return [t.coords === "axes" ? AX(t.x) : X(t.x),
+              (t.coords === "axes" || t.coords === "xaxis") ? AY(t.y) : Y(t.y)];
+    });
+    var factor = 1, boxes;
+    var clashes = function () {
+      boxes = flat.map(function (t, i) { return textBox(ctx, t, at[i][0], at[i][1], textPx(t) * factor); });
+      for (var i = 0; i < boxes.length; i++) {
+        for (var j = i + 1; j < boxes.length; j++) {
+          if (overlaps(boxes[i], boxes[j])) return true;
+        }
+      }
+      return false;
+    };
+    for (var round = 0; round < 12; round++) {
+      if (!clashes()) return { factor: factor, skip: [] };
+      if (textPx(flat[0]) * factor * 0.9 < 7) break;
+      factor *= 0.9;
+    }
+    var kept = [], skip = [];
+    flat.forEach(function (t, i) {
+      var pad = { x0: boxes[i].x0 - 2, x1: boxes[i].x1 + 2, y0: boxes[i].y0, y1: boxes[i].y1 };
+      if (kept.some(function (b) { return overlaps(b, pad); })) skip.push(t);
+      else kept.push(pad);
+    });
+    return { factor: factor, skip: skip };
+  }
+
+  /** Give each label above the Axes a row (t.level) where it overlaps no
+   *  other; returns the number of rows. */
+  function stackAbove(ctx, above, rect, sx, lim) {
+    var X = function (v) {
+      return rect.x + (sx.fwd(v) - sx.fwd(lim.x[0])) / (sx.fwd(lim.x[1]) - sx.fwd(lim.x[0])) * rect.w;
+    };
+    var placed = [], levels = 1;
+    above.forEach(function (t) {
+      var x = t.coords === "axes" ? rect.x + t.x * rect.w : X(t.x);
+      var box = textBox(ctx, t, x, 0, textPx(t));
+      var level = 0;
+      while (placed.some(function (p) {
+        return p.level === level && box.x0 < p.box.x1 + 4 && p.box.x0 < box.x1 + 4;
+      })) level++;
+      t.level = level;
+      placed.push({ level: level, box: box });
+      levels = Math.max(levels, level + 1);
+    });
+    return levels;
+  }
+
+  /** Every other tick, until their labels no longer touch. */
+  function thinTicks(ctx, ticks, X) {
+    var out = ticks;
+    for (var round = 0; round < 4 && out.length > 2; round++) {
+      var boxes = out.map(function (t) {
+        var w = labelWidth(ctx, t.label, TICK_PX), px = X(t.v);
+        return { x0: px - w / 2, x1: px + w / 2 };
+      });
+      var clash = boxes.some(function (b, i) { return i > 0 && b.x0 < boxes[i - 1].x1 + 6; });
+      if (!clash) break;
+      var zero = out.map(function (t) { return t.v; }).indexOf(0);
+      var keep = zero >= 0 ? zero % 2 : 0;
+      out = out.filter(function (_, i) { return i % 2 === keep; });
+    }
+    return out;
+  }
+
   function makeTicks(set, scale, lim, count, integer) {
     var lo = Math.min(lim[0], lim[1]), hi = Math.max(lim[0], lim[1]);
     if (set) {
       return set.ticks.map(function (v, i) {
-        return { v: v, label: set.labels ? tex(set.labels[i]) : tickLabel(v, null) };
+        return { v: v, label: set.labels ? String(set.labels[i]) : tickLabel(v, null) };
       });
     }
     if (scale.type === "log") return logTicks(scale, lo, hi, count);
@@ -1565,21 +1938,29 @@
     var entries = ax.legendEntries();
     if (!entries.length) return;
     var o = ax.legendOpts, size = o.fontsize === "small" || o.fontsize === 8 ? 10 : 10.5;
-    ctx.font = font(size);
-    var ncol = o.ncol || 1, rowsN = Math.ceil(entries.length / ncol);
-    var handleW = 22, pad = 6, lineH = size + 6;
-    var colW = [];
-    entries.forEach(function (e, i) {
-      var c = Math.floor(i / rowsN);
-      colW[c] = Math.max(colW[c] || 0, handleW + 6 + textWidth(ctx, tex(e.label)));
-    });
-    var boxW = colW.reduce(function (s, w) { return s + w + 10; }, 0) + pad;
-    var boxH = rowsN * lineH + pad;
+    var handleW = 22, pad = 6;
+    // as many columns as asked, fewer (then smaller type) if the box would
+    // be wider than the Axes
+    var ncol = Math.min(o.ncol || 1, entries.length), rowsN, colW, boxW;
+    var measure = function () {
+      rowsN = Math.ceil(entries.length / ncol);
+      colW = [];
+      entries.forEach(function (e, i) {
+        var c = Math.floor(i / rowsN);
+        colW[c] = Math.max(colW[c] || 0, handleW + 6 + labelWidth(ctx, e.label, size));
+      });
+      boxW = colW.reduce(function (s, w) { return s + w + 10; }, 0) + pad;
+    };
+    measure();
+    while (boxW > rect.w - 12 && ncol > 1) { ncol--; measure(); }
+    while (boxW > rect.w - 12 && size > 8) { size -= 0.5; measure(); }
+    var lineH = size + 6, boxH = rowsN * lineH + pad;
     var loc = o.loc || "best", x, y;
     if (loc === "best") loc = "upper right";
     if (/left/.test(loc)) x = rect.x + 6;
     else if (/right/.test(loc)) x = rect.x + rect.w - boxW - 6;
     else x = rect.x + (rect.w - boxW) / 2;
+    x = Math.max(x, rect.x + 2);
     if (/upper/.test(loc)) y = rect.y + 6;
     else if (/lower/.test(loc)) y = rect.y + rect.h - boxH - 6;
     else y = rect.y + (rect.h - boxH) / 2;
@@ -1614,15 +1995,15 @@
         ctx.globalAlpha = 1;
       }
       ctx.fillStyle = "#000";
-      ctx.textAlign = "left";
-      ctx.textBaseline = "middle";
-      ctx.fillText(tex(e.label), ex + handleW + 6, ey);
+      drawLabel(ctx, e.label, ex + handleW + 6, ey, size, { align: "left", baseline: "middle", kind: "legend" });
     });
   }
 
   function drawColorbar(ctx, cbar, rect) {
     var im = cbar.image, table = cmapTable(im.cmap);
-    var x = rect.x + rect.w + 12, w = 12, h = rect.h * 0.9, y = rect.y + rect.h * 0.05;
+    // 90 % of the Axes' height, at least 48 px (a flat mosaic of tiles)
+    var x = rect.x + rect.w + 12, w = 12, h = Math.max(rect.h * 0.9, 48);
+    var y = rect.y + rect.h / 2 - h / 2;
     for (var i = 0; i < 256; i++) {
       ctx.fillStyle = "rgb(" + table[3 * i] + "," + table[3 * i + 1] + "," + table[3 * i + 2] + ")";
       var y0 = y + h - (i + 1) / 256 * h;
@@ -1631,30 +2012,33 @@
     ctx.strokeStyle = "#000";
     ctx.lineWidth = 0.8;
     ctx.strokeRect(x, y, w, h);
-    var ticks = niceTicks(im.vmin, im.vmax, 5, false);
+    var ticks = niceTicks(im.vmin, im.vmax, Math.max(2, Math.min(6, Math.floor(h / 28))), false);
+    var span = im.vmax > im.vmin ? im.vmax - im.vmin : 1;
+    while (ticks.length > 2 && (ticks[1] - ticks[0]) / span * h < 14) {  // labels apart
+      ticks = ticks.filter(function (_, i) { return i % 2 === 0; });
+    }
     var step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
     ctx.fillStyle = "#000";
-    ctx.font = font(10);
-    ctx.textAlign = "left";
-    ctx.textBaseline = "middle";
+    var widest = 0;
     ticks.forEach(function (t) {
       if (t < im.vmin - 1e-12 || t > im.vmax + 1e-12) return;
       var py = y + h - (im.vmax > im.vmin ? (t - im.vmin) / (im.vmax - im.vmin) : 0.5) * h;
       drawLine(ctx, [[x + w, py], [x + w + 3, py]]);
-      ctx.fillText(tickLabel(t, step), x + w + 5, py);
+      var box = drawLabel(ctx, tickLabel(t, step), x + w + 5, py, 10, { align: "left", baseline: "middle",
+                                                                                      kind: "cbar" });
+      widest = Math.max(widest, box.x1 - (x + w + 5));
     });
     if (cbar.label) {
       ctx.save();
-      ctx.translate(x + w + 50, y + h / 2);
+      ctx.translate(x + w + 9 + Math.max(widest, 22), y + h / 2);
       ctx.rotate(-Math.PI / 2);
-      ctx.textAlign = "center";
-      ctx.textBaseline = "bottom";
-      ctx.fillText(tex(cbar.label), 0, 0);
+      drawLabel(ctx, cbar.label, 0, 0, 10.5, { align: "center", baseline: "top", maxWidth: h });
       ctx.restore();
     }
   }
 
-  posenc.plot = { Figure: Figure, Axes: Axes, tex: tex, css: css, TAB10: TAB10 };
+  posenc.plot = { Figure: Figure, Axes: Axes, tex: tex, css: css, TAB10: TAB10,
+                  runs: runsOf, tickLabel: tickLabel, niceTicks: niceTicks };
 
   // ---------------------------------------------------------- widgets
 
@@ -1784,6 +2168,8 @@
     return {
       key: w.key, draws: w.draws, params: w.params_, positions: w.positions(),
       readouts: w.readouts(), figure: w.figure ? w.figure.record() : null,
+      boxes: w.figure ? w.figure.boxes : null,
+      height: w.canvas.clientHeight,
       state: w.el.getAttribute("data-posenc-state"),
       label: w.canvas.getAttribute("aria-label")
     };
