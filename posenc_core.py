@@ -159,7 +159,7 @@ def _check_size(*shape):
         )
 
 
-def _float_array(name, value, what):
+def _float_array(name, value, what, finite=True):
     if isinstance(value, (str, bytes)):
         raise ValueError(f"{name} must be {what}, got {value!r}")
     try:
@@ -178,7 +178,7 @@ def _float_array(name, value, what):
             "allowed")
     # float64 input is used as it is (not copied); integers are finite
     arr = arr.astype(np.float64, copy=False)
-    if kind != "i" and not np.isfinite(arr).all():
+    if finite and kind != "i" and not np.isfinite(arr).all():
         raise ValueError(f"{name} must be {what}, with finite values only")
     return arr
 
@@ -620,7 +620,37 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
     >>> apply_rope([[1.0, 0.0, 0.0, 0.0]], [1], layout="half").round(4)
     array([[0.5403, 0.    , 0.8415, 0.    ]])
     """
-    x = _float_array("x", x, "an array (..., n, d) of finite reals")
+    what = "an array (..., n, d) of finite reals"
+    # float64 x is used as it is (no copy); its finiteness is checked on the
+    # result (a non-finite x makes it non-finite), so the happy path reads
+    # x once; every error is still the one the checks in order would give
+    x = _float_array("x", x, what, finite=False)
+    try:
+        pos, theta = _rope_arguments(x, positions, base, layout, frequencies)
+    except ValueError:
+        _float_array("x", x, what)  # a non-finite x is the first error
+        raise
+    with np.errstate(over="ignore"):
+        angle = pos[:, None] * theta[None, :]
+    if not np.all(np.isfinite(angle)):
+        _float_array("x", x, what)
+        raise ValueError(
+            "positions times frequencies overflow float64: a position or "
+            "a frequency is too large")
+    out = np.empty(x.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if layout == "interleaved":
+            finite = _rotate_pairs(x, angle, out)
+        else:
+            finite = _rotate_halves(x, angle, out)
+    if not finite:
+        _float_array("x", x, what)
+        raise ValueError("x is too large: its rotation overflows float64")
+    return out
+
+
+def _rope_arguments(x, positions, base, layout, frequencies):
+    """apply_rope's checks of the shape, layout, positions and frequencies."""
     if x.ndim < 2 or x.shape[-1] % 2 or x.shape[-1] == 0:
         raise ValueError(
             "x must be an array (..., n, d) with an even last axis d > 0, "
@@ -638,41 +668,65 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved",
             f"{x.shape[-2]}), got {pos.size}"
         )
     if frequencies is None:
-        theta = rope_frequencies(d, base=base)
-    else:
-        theta = _float_array(
-            "frequencies", frequencies,
-            f"a 1-D array of {d // 2} finite non-negative reals")
-        if theta.shape != (d // 2,) or np.any(theta < 0):
-            raise ValueError(
-                f"frequencies must be a 1-D array of {d // 2} finite "
-                f"non-negative reals (d = {d}), got shape {theta.shape}"
-            )
-    with np.errstate(over="ignore"):
-        angle = pos[:, None] * theta[None, :]
-    if not np.all(np.isfinite(angle)):
+        return pos, rope_frequencies(d, base=base)
+    theta = _float_array(
+        "frequencies", frequencies,
+        f"a 1-D array of {d // 2} finite non-negative reals")
+    if theta.shape != (d // 2,) or np.any(theta < 0):
         raise ValueError(
-            "positions times frequencies overflow float64: a position or "
-            "a frequency is too large")
+            f"frequencies must be a 1-D array of {d // 2} finite "
+            f"non-negative reals (d = {d}), got shape {theta.shape}"
+        )
+    return pos, theta
+
+
+def _all_finite(a):
+    """True if every element of ``a`` is finite (one pass, no temporary
+    unless the sum overflows)."""
+    return bool(np.isfinite(a.sum())) or bool(np.isfinite(a).all())
+
+
+def _rotate_pairs(x, angle, out):
+    """Interleaved pairs: ``x_1 + i x_2`` times ``exp(i angle)``, one
+    complex product per pair, written into ``out``; True if all finite.
+
+    One leading slice at a time, so that each slice's check reads it while
+    it is still in the cache."""
+    rot = np.empty(angle.shape, np.complex128)
+    rot.real, rot.imag = np.cos(angle), np.sin(angle)
+    n, d = x.shape[-2:]
+    if x.size == 0:
+        return True
+    if x.strides[-1] != x.itemsize:
+        x = np.ascontiguousarray(x)
+    xs = x.reshape(-1, n, d) if x.flags.c_contiguous else None
+    if xs is None:  # a strided view: rotate it whole
+        xc = x.view(np.complex128)
+        np.multiply(xc, rot, out=out.view(np.complex128))
+        return _all_finite(out)
+    xc = xs.view(np.complex128)
+    oc = out.reshape(-1, n, d).view(np.complex128)
+    finite = True
+    for k in range(len(xc)):
+        np.multiply(xc[k], rot, out=oc[k])
+        finite = finite and _all_finite(oc[k])
+    return finite
+
+
+def _rotate_halves(x, angle, out):
+    """Pairs ``(i, i + d/2)``: x1 cos - x2 sin and x2 cos + x1 sin on the
+    two contiguous halves, written straight into ``out``."""
     cos, sin = np.cos(angle), np.sin(angle)
-    out = np.empty(x.shape)
-    if layout == "interleaved":
-        x1, x2 = x[..., 0::2], x[..., 1::2]
-        o1, o2 = out[..., 0::2], out[..., 1::2]
-    else:
-        x1, x2 = x[..., : d // 2], x[..., d // 2:]
-        o1, o2 = out[..., : d // 2], out[..., d // 2:]
-    # x1 cos - x2 sin and x2 cos + x1 sin, written straight into out
-    with np.errstate(over="ignore", invalid="ignore"):
-        np.multiply(x1, cos, out=o1)
-        tmp = x2 * sin
-        o1 -= tmp
-        np.multiply(x2, cos, out=o2)
-        np.multiply(x1, sin, out=tmp)
-        o2 += tmp
-    if not np.isfinite(out).all():
-        raise ValueError("x is too large: its rotation overflows float64")
-    return out
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    o1, o2 = out[..., :h], out[..., h:]
+    np.multiply(x1, cos, out=o1)
+    tmp = x2 * sin
+    o1 -= tmp
+    np.multiply(x2, cos, out=o2)
+    np.multiply(x1, sin, out=tmp)
+    o2 += tmp
+    return _all_finite(out)
 
 
 def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
