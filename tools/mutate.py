@@ -20,7 +20,10 @@ a copy of a book built once from the unmodified copy, with the mutated
 script put in its ``_static`` folder.
 
 The result, a Markdown table, goes to stdout and to ``--out`` (by default
-``tools/mutate-result.md``). The exit status is 1 if a mutant survives.
+``tools/mutate-result.md``), rewritten after each mutant, so that a run cut
+short leaves what it finished. A target's baseline (on the unmodified copy)
+runs when a mutant first needs it; ``--first PREFIX ...`` runs the mutants
+whose names start so first. The exit status is 1 if a mutant survives.
 """
 
 import argparse
@@ -58,6 +61,12 @@ def m(name, what, path, edits, tests):
 PC = "posenc_core.py"
 JS = "_assets/posenc/posenc.js"
 JS_TESTS = [f"{BROWSER}::core_agrees or widget", f"{REFERENCE}::posenc_js"]
+LAB_EXP = "posenc_lab/experiment.py"
+LAB_RUNS = "tests/test_lab_runs.py"
+I18N = "tools/i18n.py"
+I18N_TESTS = "tests/test_i18n.py"
+EXT = "_ext/posenc_widgets.py"
+EXT_TESTS = "tests/test_ext.py"
 
 MUTANTS = [
     # ---------------------------------------------------- posenc_core.py
@@ -86,13 +95,21 @@ MUTANTS = [
       [("scores /= np.sqrt(q.shape[1])", "scores /= q.shape[1]")],
       [*CORE, "tests/test_ch01_order.py", "tests/test_ch05_relative.py"]),
     m("rope-sign", "apply_rope rotates clockwise (the wrong direction)", PC,
-      [("        o1 -= tmp\n", "        o1 += tmp\n"),
-       ("        o2 += tmp\n", "        o2 -= tmp\n")],
+      [("rot.real, rot.imag = np.cos(angle), np.sin(angle)",
+        "rot.real, rot.imag = np.cos(angle), -np.sin(angle)"),
+       ("    o1 -= tmp\n", "    o1 += tmp\n"),
+       ("    o2 += tmp\n", "    o2 -= tmp\n")],
       [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
     m("rope-half-pairing", 'apply_rope pairs (2i, 2i+1) for layout="half"',
-      PC, [('    if layout == "interleaved":\n        x1, x2 = x[..., 0::2]',
-            '    if True:\n        x1, x2 = x[..., 0::2]')],
+      PC, [('        if layout == "interleaved":\n'
+            '            finite = _rotate_pairs(',
+            '        if True:\n            finite = _rotate_pairs(')],
       [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
+    m("rope-finite-unchecked", "apply_rope: a non-finite x passes (its "
+      "check on the result skipped)", PC,
+      [("    if not finite:\n        _float_array(\"x\", x, what)\n",
+        "    if False:\n        _float_array(\"x\", x, what)\n")],
+      [*CORE]),
     m("layout-permutation", "rope_layout_permutation: odds before evens",
       PC, [("return np.concatenate([idx[0::2], idx[1::2]])",
             "return np.concatenate([idx[1::2], idx[0::2]])")],
@@ -174,6 +191,108 @@ MUTANTS = [
       [("minus_distance = 0.0 - np.abs(relative_positions(n))",
         "minus_distance = 0.0 + np.abs(relative_positions(n))")],
       [*CORE, "tests/test_ch05_relative.py"]),
+    # --------------------------------------- posenc_lab (issue 29)
+    m("lab-torch-seed-constant", "run_one seeds torch with 0 for every seed "
+      "(the 'mean over seeds' would measure batch order only)", LAB_EXP,
+      [("    torch.manual_seed(seed)\n    rng", "    torch.manual_seed(0)\n    rng")],
+      [LAB_RUNS]),
+    m("lab-eval-seed-constant", "copying evaluation examples the same for "
+      "every seed", LAB_EXP,
+      [("eval_rng = np.random.default_rng([seed, 1])",
+        "eval_rng = np.random.default_rng([0, 1])")],
+      [LAB_RUNS]),
+    m("lab-eval-from-training-rng", "copying evaluation examples drawn from "
+      "the training batches' generator (they follow the number of steps)",
+      LAB_EXP, [("eval_rng = np.random.default_rng([seed, 1])",
+                 "eval_rng = rng")],
+      [LAB_RUNS]),
+    m("lab-values-rotated", "RoPE rotates the values as well as the keys",
+      "posenc_lab/model.py",
+      [('            k = torch.einsum("bhnd,nde->bhne", k, rotations)\n',
+        '            k = torch.einsum("bhnd,nde->bhne", k, rotations)\n'
+        '            v = torch.einsum("bhnd,nde->bhne", v, rotations)\n')],
+      [LAB_RUNS, "tests/test_lab.py"]),
+    m("lab-stretch-longest", "stretching RoPE with the longest length's "
+      "factor at every length", LAB_EXP,
+      [("_rope_scaling(kind, n / L, L)", "_rope_scaling(kind, longest / L, L)")],
+      [LAB_RUNS]),
+    m("lab-yarn-no-temperature", "YaRN evaluated without its temperature",
+      LAB_EXP, [('temperature=kind == "yarn")', "temperature=False)")],
+      [LAB_RUNS]),
+    m("lab-temperature-ignored", "the model ignores the temperature "
+      "(logit_scale) in its scores", "posenc_lab/model.py",
+      [("* (logit_scale / math.sqrt(self.head_dim))",
+        "* (1.0 / math.sqrt(self.head_dim))")],
+      [LAB_RUNS, "tests/test_lab.py"]),
+    m("lab-valid-in-training", "the validation text joins the training "
+      "windows", LAB_EXP,
+      [("_lm_batches(train_ids, cfg.batch_size",
+        "_lm_batches(np.concatenate([train_ids, valid_ids]), cfg.batch_size")],
+      [LAB_RUNS]),
+    m("lab-finetune-on-valid", "RoPE's fine-tunings train on the validation "
+      "text", LAB_EXP,
+      [("_lm_batches(train_ids, batch, L_new, rng)",
+        "_lm_batches(valid_ids, batch, L_new, rng)")],
+      [LAB_RUNS]),
+    m("lab-corpus-whole-text", "load_corpus trains on the whole book", LAB_EXP,
+      [("return vocab, vocab.encode(train), vocab.encode(valid)",
+        "return vocab, vocab.encode(text), vocab.encode(valid)")],
+      [LAB_RUNS]),
+    # ------------------------------------- tools/i18n.py (issue 29)
+    m("i18n-update-drops-fuzzy", "a second update drops the fuzzy flag of a "
+      "translation under review", I18N,
+      [('e.flags = [f for f in prior.flags if f == "fuzzy"] if prior.msgstr '
+        'else []', "e.flags = []")],
+      [f"{I18N_TESTS}::twice or stats_count"]),
+    m("i18n-update-drops-previous", "a second update drops the previous "
+      "English of a fuzzy translation", I18N,
+      [("e.previous = prior.previous if e.fuzzy else None", "e.previous = None")],
+      [f"{I18N_TESTS}::twice or stats_count"]),
+    m("i18n-stats-fuzzy-translated", "stats counts fuzzy translations as "
+      "translated", I18N,
+      [('"translated": sum(e.translated for e in active)',
+        '"translated": sum(bool(e.msgstr) for e in active)')],
+      [f"{I18N_TESTS}::twice or stats_count or complete"]),
+    m("i18n-check-no-link", "the markup check ignores URLs", I18N,
+      [('("label", _LABEL), ("link", _URL),', '("label", _LABEL),')],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-check-no-link-target", "the markup check ignores link targets",
+      I18N, [('("link target", _LINK)', '')],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-check-no-inline-code", "the markup check ignores inline code",
+      I18N, [('("inline code", _CODE),', '')],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-check-no-label", "the markup check ignores labels", I18N,
+      [('("label", _LABEL), ', '')],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-check-no-math", "the markup check ignores math", I18N,
+      [('("math", _MATH), ', '')],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-check-no-fences", "the markup check ignores fences, options and "
+      "$$ lines", I18N,
+      [("    if _fence_lines(msgid) != _fence_lines(msgstr):",
+        "    if False:")],
+      [f"{I18N_TESTS}::markup"]),
+    m("i18n-notebook-drops-outputs", "translated notebooks lose their code "
+      "cells' outputs", I18N,
+      [('        elif cell.cell_type == "code" and clear_outputs:',
+        '        elif cell.cell_type == "code":')],
+      [f"{I18N_TESTS}::same_code"]),
+    # --------------------------------- _ext/posenc_widgets.py (issue 29)
+    m("ext-keeps-cdn-scripts", "the extension keeps require.js and the "
+      "widgets' HTML manager from their CDNs", EXT,
+      [('r"require\\.js|require\\.min\\.js|html-manager|embed-amd|'
+        'sphinx-thebe"', 'r"sphinx-thebe"')],
+      [EXT_TESTS]),
+    m("ext-keeps-widget-state", "the extension keeps stored widget state "
+      "(a drop needs both a CDN name and the state type)", EXT,
+      [("            if _DROP.search(text) or kind == (",
+        "            if _DROP.search(text) and kind == (")],
+      [EXT_TESTS]),
+    m("ext-keeps-thebe", "the extension keeps sphinx-thebe's scripts", EXT,
+      [('|embed-amd|sphinx-thebe"\n    r"|thebe_selector|THEBE_JS_URL")',
+        '|embed-amd"\n    r"")')],
+      [EXT_TESTS]),
     # ------------------------------------------------ plotting functions
     m("plot-ignores-base-ch06", "ch06 decay-bound figure ignores its base "
       "slider", "posenc_plots/ch06_rope.py",
@@ -285,6 +404,7 @@ class Runner:
     def __init__(self, repo, workdir, browser):
         self.repo, self.workdir, self.browser = repo, workdir, browser
         self.book = self.book_env = None
+        self.book_failed = ""
         self.env = dict(os.environ, PYTHONPATH=str(repo),
                         PYTHONDONTWRITEBYTECODE="1",
                         POSENC_REQUIRE_BROWSER="1")
@@ -340,6 +460,8 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="only check that every mutant applies")
     parser.add_argument("--out", default=str(ROOT / "tools/mutate-result.md"))
+    parser.add_argument("--first", nargs="+", metavar="PREFIX", default=[],
+                        help="run the mutants whose names start so first")
     args = parser.parse_args(argv)
     mutants = [mu for mu in MUTANTS if not args.only or mu.name in args.only]
     if args.no_browser:
@@ -369,25 +491,34 @@ def main(argv=None):
                                 cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip()
         runner = Runner(repo, workdir, not args.no_browser)
-        # Baseline: every target on the unmodified copy.
-        targets = sorted({t for mu in mutants for t in mu.tests})
+        if args.first:  # these mutants first (a run that may be cut short)
+            mutants.sort(key=lambda mu: not mu.name.startswith(
+                tuple(args.first)))
+        # Baseline: each target on the unmodified copy, run when a mutant
+        # first needs it (so that the first results come early).
         baseline = {}
-        for target in targets:
-            if target.startswith(BROWSER):
-                continue
-            baseline[target] = runner.pytest(target)
-            print(f"baseline {target}: {baseline[target][0]}", flush=True)
-        if any(is_browser(mu) for mu in mutants):
-            runner.build_book()
+
+        def check_baseline(targets):
+            if any(t.startswith(BROWSER) for t in targets) \
+                    and runner.book is None and not runner.book_failed:
+                try:
+                    runner.build_book()
+                except RuntimeError as err:  # its targets count as broken
+                    runner.book_failed = str(err)
             for target in targets:
-                if target.startswith(BROWSER):
-                    baseline[target] = runner.pytest(target,
-                                                     env=runner.book_env)
+                if target.startswith(BROWSER) and runner.book_failed:
+                    baseline[target] = ("error", runner.book_failed)
+                elif target not in baseline:
+                    env = runner.book_env if target.startswith(BROWSER) \
+                        else None
+                    baseline[target] = runner.pytest(target, env=env)
                     print(f"baseline {target}: {baseline[target][0]}",
                           flush=True)
-        broken = {t for t, (s, _) in baseline.items() if s != "pass"}
+
         rows = []
         for mu in mutants:
+            check_baseline(mu.tests)
+            broken = {t for t, (st, _) in baseline.items() if st != "pass"}
             original = apply(mu, repo)
             try:
                 env = runner.env_for(mu)
@@ -404,13 +535,31 @@ def main(argv=None):
             verdict = "caught" if caught else "SURVIVED"
             print(f"{mu.name}: {verdict} "
                   f"({len(caught)}/{len(mu.tests)} test targets)", flush=True)
+            if args.out and len(rows) < len(mutants):  # what finished so far
+                Path(args.out).write_text(
+                    _report(rows, baseline, stale, commit, args, start,
+                            len(mutants)), encoding="utf-8")
+    report = _report(rows, baseline, stale, commit, args, start, len(rows))
+    print(report)
+    if args.out:
+        Path(args.out).write_text(report, encoding="utf-8")
+    return 0 if all(c for _, c in rows) and not stale else 1
+
+
+def _report(rows, baseline, stale, commit, args, start, planned):
+    """The Markdown table of the mutants run so far."""
+    broken = {t for t, (s, _) in baseline.items() if s != "pass"}
+    partial = (f" ({len(rows)} of {planned} mutants run so far; the run "
+               "was still going)" if len(rows) < planned else "")
     lines = [
         f"# Mutation run: {sum(bool(c) for _, c in rows)} of {len(rows)} "
-        "planted bugs caught",
+        f"planted bugs caught{partial}",
         "",
         f"`tools/mutate.py`, commit {commit} "
         f"({'working tree' if args.worktree else 'HEAD'}), "
-        f"{time.strftime('%Y-%m-%d')}, {(time.time() - start) / 60:.0f} min. "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{(time.time() - start) / 60:.0f} min, load average "
+        f"{'/'.join(f'{v:.1f}' for v in os.getloadavg())} at the end. "
         "A target is a test file (or `file::-k expression`) run with `-x`; "
         "the first failing test is shown.",
         "",
@@ -430,11 +579,7 @@ def main(argv=None):
         names = ", ".join(f"`{Path(t.split('::')[0]).stem}`" for t, _, _ in caught)
         lines.append(f"| {mu.what} (`{mu.name}`) | `{mu.path}` | "
                      f"{len(caught)}/{ran} {names} | `{first}` |")
-    report = "\n".join(lines) + "\n"
-    print(report)
-    if args.out:
-        Path(args.out).write_text(report, encoding="utf-8")
-    return 0 if all(c for _, c in rows) and not stale else 1
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
