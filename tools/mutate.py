@@ -293,6 +293,19 @@ MUTANTS = [
       [('|embed-amd|sphinx-thebe"\n    r"|thebe_selector|THEBE_JS_URL")',
         '|embed-amd"\n    r"")')],
       [EXT_TESTS]),
+    # ------------------------------------- citations (issue 29)
+    m("cite-label-style", "citations as numbered labels ([1]): the "
+      "configuration's reference style", "_config.yml",
+      [("bibtex_reference_style: author_year_round",
+        "bibtex_reference_style: label")],
+      ["tests/test_citation_style.py"]),
+    m("cite-style-not-registered-round", "the extension registers plain "
+      "author-year (square brackets) under the book's style name",
+      "_ext/posenc_bibliography.py",
+      [("        reference_style(), force=True)",
+        "        __import__('sphinxcontrib.bibtex.style.referencing.author_year',"
+        " fromlist=['x']).AuthorYearReferenceStyle, force=True)")],
+      ["tests/test_citation_style.py"]),
     # ------------------------------------------------ plotting functions
     m("plot-ignores-base-ch06", "ch06 decay-bound figure ignores its base "
       "slider", "posenc_plots/ch06_rope.py",
@@ -492,8 +505,9 @@ def main(argv=None):
                                 text=True).stdout.strip()
         runner = Runner(repo, workdir, not args.no_browser)
         if args.first:  # these mutants first (a run that may be cut short)
-            mutants.sort(key=lambda mu: not mu.name.startswith(
-                tuple(args.first)))
+            mutants.sort(key=lambda mu: next(
+                (k for k, p in enumerate(args.first) if mu.name.startswith(p)),
+                len(args.first)))
         # Baseline: each target on the unmodified copy, run when a mutant
         # first needs it (so that the first results come early).
         baseline = {}
