@@ -223,7 +223,8 @@ def plot_distance_profile(*, d_model=512, base=10000.0, n_positions=1000,
     the shift, this curve is also the distance between any two positions
     :math:`\Delta` apart. A dashed line marks the distance to the neighbour
     (:math:`\Delta = 1`) and a red dot the nearest position
-    :math:`\Delta \ge 1`.
+    :math:`\Delta \ge 1`. The legend takes the lower corner on the other
+    side from the red dot.
     """
     return live_distance_profile(ax, n_positions=n_positions).update(
         d_model=d_model, base=base)
@@ -253,6 +254,10 @@ def live_distance_profile(ax=None, *, n_positions=1000):
             nearest = 1 + int(np.argmin(dist[1:]))
             neighbour.set_ydata([dist[1]] * 2)
             point.set_data([nearest], [dist[nearest]])
+            # the legend sits in the lower corner away from the nearest
+            # position, so that it never hides the dot the figure is about
+            legend.set_loc("lower left" if nearest > (n_positions - 1) / 2
+                           else "lower right")
             labels = (text["neighbour"].format(distance=dist[1]),
                       text["nearest"].format(nearest=nearest,
                                              distance=dist[nearest]))

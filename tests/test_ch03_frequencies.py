@@ -72,6 +72,11 @@ def test_distance_profile_and_nearest_marker():
     assert np.isclose(neighbour.get_ydata()[0], np.linalg.norm(P[1] - P[0]))
     # the near repeat discussed in the chapter: 6283 is close to 2000*pi
     assert marker.get_xdata()[0] == 6283
+    # ... and the legend leaves it visible (it used to sit on top of it)
+    fig.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    dot = ax.transData.transform((6283, marker.get_ydata()[0]))
+    assert not box.contains(*dot)
     # with d_model = 512 the nearest position is the neighbour
     ax512 = figs.plot_distance_profile(d_model=512, n_positions=1000).axes[0]
     assert ax512.get_lines()[2].get_xdata()[0] == 1
@@ -137,6 +142,8 @@ def check_distance(fig, d_model, base):
         f"neighbour distance {neighbour.get_ydata()[0]:.3f}",
         f"nearest: Δ={nearest}, distance {height:.3f}"]
     assert ax.get_ylim()[0] == 0
+    # the legend sits in the lower corner away from the red dot
+    assert ax.get_legend()._loc == (3 if nearest > 999 / 2 else 4)
     return curve.get_ydata(), nearest
 
 
