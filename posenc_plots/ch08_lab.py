@@ -13,16 +13,23 @@ Means are over seeds and spreads are the sample standard deviation over
 seeds (``ddof=1``), as in the ``summary`` of the JSON.
 """
 
+import base64
 import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from posenc_plots import Interactive, Live, Slider
 from posenc_plots.i18n import Labels
 
 __all__ = [
+    "BASE_RESULTS",
     "COPY_METRICS",
+    "EXPLORE",
+    "EXPLORE_DATA_PATH",
+    "INTERACTIVE",
+    "VARIANTS",
     "LABELS",
     "METHODS",
     "PRESS2022_TABLE2",
@@ -45,11 +52,28 @@ __all__ = [
     "plot_rope_stretch",
     "plot_copy",
     "plot_live_run",
+    "variant_by_length",
+    "variant_by_position",
+    "plot_explore",
+    "live_explore",
+    "explore_data",
+    "explore_data_js",
+    "train_one",
+    "register_solution_magic",
+    "show_solutions",
 ]
 
 #: The committed full run of the experiment.
 RESULTS_PATH = (Path(__file__).resolve().parent.parent / "results" / "ch08"
                 / "full" / "results.json")
+
+#: The runs of the base exercise (``ex-ch08-base``): RoPE with the
+#: committed settings but no fine-tuning, five seeds, with base 10 and
+#: with base 10,000 (``results/ch08/README.md`` gives the commands).
+BASE_RESULTS = {
+    base: RESULTS_PATH.parent.parent / "base" / f"b{base}" / "results.json"
+    for base in (10, 10000)
+}
 
 #: Position methods, in the order they are drawn and tabulated.
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
@@ -519,3 +543,347 @@ def plot_live_run(run, L, *, bin_width=16, ax=None):
     for ax_ in (left, right):
         ax_.grid(alpha=0.3)
     return fig
+
+
+# ------------------------------------------------- the live figure
+
+#: What the live figure can show: the six methods, then RoPE rescaled at
+#: evaluation (``"pi"``, ``"ntk"``, ``"yarn"``, factor ``s = n / L``) and
+#: fine-tuned at ``L'`` (``"pi_finetune"``, ``"finetune"``). Its sliders
+#: pick one by its index in this tuple.
+VARIANTS = METHODS + ("pi", "ntk", "yarn", "pi_finetune", "finetune")
+
+#: The committed results as the in-page figure reads them (made by
+#: :func:`explore_data_js`; ``tests/test_ch08_lab.py`` checks it is up to
+#: date with :data:`RESULTS_PATH`).
+EXPLORE_DATA_PATH = (Path(__file__).resolve().parent.parent / "_assets"
+                     / "posenc" / "data" / "ch08-results.js")
+
+_EXPLORE = Labels("ch08_lab:explore_results", {
+    "v_none": "none (NoPE)",
+    "v_sinusoidal": "sinusoidal",
+    "v_learned": "learned",
+    "v_rope": "RoPE",
+    "v_alibi": "ALiBi",
+    "v_t5": "T5 bias",
+    "v_pi": "RoPE + Position Interpolation, no training",
+    "v_ntk": "RoPE + NTK-aware, no training",
+    "v_yarn": "RoPE + YaRN, no training",
+    "v_pi_finetune": "RoPE fine-tuned at L' with PI",
+    "v_finetune": "RoPE fine-tuned at L' without PI",
+    "variant": "curve (0 to 10, named above the figure)",
+    "other": "dashed curve to compare (0 to 10)",
+    "bin_width": "positions per bin",
+    "suptitle": "{index}: {name}   (dashed, {other_index}: {other})",
+    "seeds": "each seed",
+    "mean": "mean of {seeds} seeds",
+    "other_mean": "{index}: mean",
+    "train": "positions seen in training",
+    "L": "training length L",
+    "x_left": "position in a {n}-character window",
+    "x_right": "evaluation length n (characters)",
+    "y": "validation loss (nats per character)",
+    "title_left": "loss by position, bins of {w}",
+    "title_right": "loss by length",
+    "caption": ("The committed runs of chapter 8, seed by seed: loss by "
+                "position in the 1024-character windows (left) and by "
+                "evaluation length (right), for any method or stretched "
+                "RoPE, against another (dashed)."),
+})
+
+
+def _variant_colors():
+    colors = dict(_COLORS)
+    colors.update({v: _STRETCH_COLORS[v] for v in VARIANTS[len(METHODS):]})
+    return colors
+
+
+def variant_by_position(results, variant):
+    """Loss at each position of the longest windows, shape (seeds, n), of a
+    method of :data:`METHODS` or a RoPE variant of :data:`STRETCHES`
+    (``"pi"``, ``"ntk"``, ``"yarn"``: rescaled with ``s = n / L`` for the
+    longest ``n``)."""
+    _check_method(variant, VARIANTS, "variant")
+    if variant in METHODS:
+        return _by_position(results, variant)
+    return _by_position(results, "rope", variant)
+
+
+def variant_by_length(results, variant):
+    """``(lengths, losses)`` of a method or RoPE variant: losses has shape
+    (seeds, lengths); the rescalings are evaluated only past ``L``."""
+    _check_method(variant, VARIANTS, "variant")
+    if variant in METHODS:
+        return lm_losses(results, variant)
+    return stretch_losses(results, variant)
+
+
+def _bins(per_position, width):
+    """Means over consecutive bins of ``width`` positions (the last bin may
+    be shorter): the bins' first positions, and (seeds, bins)."""
+    per_position = np.asarray(per_position, dtype=float)
+    n = per_position.shape[-1]
+    starts = np.arange(0, n, width)
+    means = np.stack([per_position[..., a:a + width].mean(-1)
+                      for a in starts], -1)
+    return starts, means
+
+
+def _check_index(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= value < len(VARIANTS):
+        raise ValueError(f"{name} must be an integer from 0 to "
+                         f"{len(VARIANTS) - 1}, got {value!r}")
+    return int(value)
+
+
+def plot_explore(*, variant=3, other=4, bin_width=16, results=None,
+                 ax=None):
+    """The committed runs, seed by seed: one method or RoPE variant
+    against another.
+
+    ``variant`` and ``other`` index :data:`VARIANTS` (3 is RoPE, 4 ALiBi).
+    Left: the loss at each position of the 1024-character windows, in bins
+    of ``bin_width`` positions (the last bin may be shorter; x-data: each
+    bin's first position): each seed of ``variant`` (gid
+    ``"<variant>-seed<k>"``), their mean (gid ``"<variant>"``) and the mean
+    of ``other`` (dashed, gid ``"other-<other>"``), with the positions seen
+    in training shaded. Right: the same three kinds of lines for the loss
+    against the evaluation length, the training length dotted.
+    """
+    return live_explore(ax, results=results).update(
+        variant=variant, other=other, bin_width=bin_width)
+
+
+def live_explore(ax=None, *, results=None):
+    """:func:`plot_explore`, built once: a :class:`posenc_plots.Live`
+    whose ``update(variant, other, bin_width)`` draws."""
+    results = load_results() if results is None else results
+    fig, (left, right) = _axes(ax, 2, (11, 4.4))
+    text = _EXPLORE.get()
+    colors = _variant_colors()
+    L = results["config"]["L"]
+    all_lengths = _eval_lengths(results)
+    seeds = len(lm_runs(results, "rope"))
+    n = len(lm_runs(results, "rope")[0]["loss_by_position"])
+    left.axvspan(0, L, color="0.9", zorder=0, label=text["train"])
+    lines = {"left": [], "right": []}
+    for k in range(seeds):
+        lines["left"].append(left.plot(
+            [], [], lw=0.8, alpha=0.6,
+            label=text["seeds"] if k == 0 else "_nolegend_")[0])
+    lines["left"].append(left.plot(
+        [], [], lw=2, label=text["mean"].format(seeds=seeds))[0])
+    lines["left"].append(left.plot([], [], lw=1.5, ls="--", label=" ")[0])
+    left.set_xlim(0, n)
+    left.set_xlabel(text["x_left"].format(n=n))
+    left.set_ylabel(text["y"])
+    left.set_title(" ", fontsize="medium")
+    right.axvline(L, color="k", ls=":", lw=1, label=text["L"])
+    for _ in range(seeds):
+        lines["right"].append(right.plot([], [], lw=0.8, alpha=0.6,
+                                         marker="o", ms=3,
+                                         label="_nolegend_")[0])
+    lines["right"].append(right.plot([], [], lw=2, marker="o", ms=5,
+                                     label="_nolegend_")[0])
+    lines["right"].append(right.plot([], [], lw=1.5, ls="--", marker="o",
+                                     ms=4, label="_nolegend_")[0])
+    right.set_xscale("log", base=2)
+    right.set_xticks(all_lengths, [str(m) for m in all_lengths])
+    right.minorticks_off()
+    right.set_xlim(all_lengths[0] / 2 ** 0.25, all_lengths[-1] * 2 ** 0.25)
+    right.set_xlabel(text["x_right"])
+    right.set_title(text["title_right"], fontsize="medium")
+    right.legend(fontsize="small", loc="upper left")
+    suptitle = fig.suptitle(" ")
+
+    def update(variant=3, other=4, bin_width=16):
+        v, o = _check_index("variant", variant), _check_index("other", other)
+        if isinstance(bin_width, bool) or not isinstance(
+                bin_width, (int, np.integer)) or not 1 <= bin_width <= 64:
+            raise ValueError(f"bin_width must be an integer from 1 to 64, "
+                             f"got {bin_width!r}")
+        w = int(bin_width)
+        name, oname = VARIANTS[v], VARIANTS[o]
+        starts, binned = _bins(variant_by_position(results, name), w)
+        _, other_binned = _bins(variant_by_position(results, oname), w)
+        lengths, losses = variant_by_length(results, name)
+        other_lengths, other_losses = variant_by_length(results, oname)
+        ys = {"left": [*binned, binned.mean(0), other_binned.mean(0)],
+              "right": [*losses, losses.mean(0), other_losses.mean(0)]}
+        xs = {"left": [starts] * (seeds + 2),
+              "right": [lengths] * (seeds + 1) + [other_lengths]}
+        gids = [f"{name}-seed{k}" for k in range(seeds)] + [
+            name, f"other-{oname}"]
+        for side in ("left", "right"):
+            for j, line in enumerate(lines[side]):
+                line.set_data(xs[side][j], ys[side][j])
+                line.set_gid(gids[j])
+                line.set_color(colors[oname if j == seeds + 1 else name])
+        lines["left"][-1].set_label(text["other_mean"].format(index=o))
+        # a new legend: its handles take the colours the lines have now
+        left.legend(fontsize="small", loc="upper left")
+        left.set_title(text["title_left"].format(w=w))
+        for ax_ in (left, right):  # limits from this data, as a new figure
+            ax_.relim()
+            ax_.autoscale_view()
+        suptitle.set_text(text["suptitle"].format(
+            index=v, name=text[f"v_{name}"], other_index=o,
+            other=text[f"v_{oname}"]))
+
+    return Live(fig, update)
+
+
+EXPLORE = Interactive(
+    name="explore_results",
+    plot=plot_explore,
+    live=live_explore,
+    sliders=(
+        Slider("variant", 0, len(VARIANTS) - 1, 1, 3,
+               label=_EXPLORE.en["variant"], continuous=True),
+        Slider("other", 0, len(VARIANTS) - 1, 1, 4,
+               label=_EXPLORE.en["other"], continuous=True),
+        Slider("bin_width", 1, 64, 1, 16, label=_EXPLORE.en["bin_width"],
+               continuous=True),
+    ),
+    caption=_EXPLORE.en["caption"],
+    labels=_EXPLORE,
+)
+
+INTERACTIVE = (EXPLORE,)
+
+
+def explore_data(results=None):
+    """The numbers the in-page figure draws, as one float64 array.
+
+    Layout: ``[1, L, n, seeds, len(lengths), len(VARIANTS)]``, the
+    evaluation lengths, then for each variant of :data:`VARIANTS` in
+    order its loss by length, (seeds, lengths) row by row (NaN where it was
+    not evaluated: the rescalings at ``L``), and its loss by position,
+    (seeds, n) row by row. The values are those of the results file.
+    """
+    results = load_results() if results is None else results
+    lengths = _eval_lengths(results)
+    parts, head = [], None
+    for variant in VARIANTS:
+        done, losses = variant_by_length(results, variant)
+        table = np.full((losses.shape[0], len(lengths)), np.nan)
+        for j, m in enumerate(done):
+            table[:, lengths.index(int(m))] = losses[:, j]
+        per = variant_by_position(results, variant)
+        if head is None:
+            head = [1, results["config"]["L"], per.shape[1], per.shape[0],
+                    len(lengths), len(VARIANTS)]
+        parts += [table.ravel(), per.ravel()]
+    return np.concatenate([np.array(head + lengths, dtype=float), *parts])
+
+
+def explore_data_js(results=None):
+    """The text of ``_assets/posenc/data/ch08-results.js``: the array of
+    :func:`explore_data` as base64 little-endian float64, for
+    ``posenc.data``."""
+    data = base64.b64encode(explore_data(results).astype("<f8").tobytes())
+    return ("/* The committed results of chapter 8 (results/ch08/full), as "
+            "posenc_plots.ch08_lab.explore_data\n   lays them out; made by "
+            "python -m posenc_plots.ch08_lab. Do not edit. */\n"
+            f'posenc.data.define("ch08-results", "{data.decode()}");\n')
+
+
+# ------------------------------------------- training in the notebook
+
+_PROGRESS = Labels("ch08_lab:progress", {
+    "idle": "{method}, L = {L}: {steps} training steps",
+    "running": ("{method}, L = {L}: step {done} of {steps}, {elapsed} so "
+                "far, {rate} steps/s on this machine, about {left} left"),
+    "starting": "{method}, L = {L}: step {done} of {steps}, {elapsed} so far",
+})
+
+
+def train_one(cfg, method, seed=0):
+    """Train and evaluate one language model, showing its progress.
+
+    :func:`posenc_lab.experiment.run_one` with ``task="lm"``, and a
+    :class:`posenc_lab.progress.ProgressLine` under the cell: while it
+    runs, the steps done, the time so far, the speed of this machine and
+    the time left; when done, only what was trained (so that the stored
+    output is the same on every machine).
+    """
+    from posenc_lab.experiment import run_one
+    from posenc_lab.progress import ProgressLine, format_seconds
+
+    text = _PROGRESS.get()
+    steps = cfg.steps + (2 * cfg.finetune_steps if method == "rope" else 0)
+    fields = {"method": LABELS[method], "L": cfg.L, "steps": steps}
+
+    def running(done, total, elapsed, rate, left):
+        now = dict(fields, done=done, elapsed=format_seconds(elapsed))
+        if rate is None or left is None:
+            return text["starting"].format(**now)
+        return text["running"].format(rate=f"{rate:.1f}",
+                                      left=format_seconds(left), **now)
+
+    with ProgressLine(steps, text["idle"].format(**fields), running) as line:
+        return run_one(cfg, "lm", method, seed, tick=line.tick)
+
+
+# ------------------------------------------------ exercise solutions
+
+_SOLUTIONS = Labels("ch08_lab:solutions", {
+    "skipped": ("The solution of {label} is not run by Run All. To see it, "
+                "run lab.show_solutions() once, then this cell."),
+})
+
+_SHOW = {"on": False}
+
+
+def show_solutions(on=True):
+    """Let the cells that start with ``%%solution`` run (``on=False``: skip
+    them again)."""
+    _SHOW["on"] = bool(on)
+
+
+def _unattended(shell):
+    """True when no one is at the keyboard: the notebook is run by
+    nbclient (the book's build, ``jupyter nbconvert --execute``) or nbval,
+    which send their cells without stdin, where Jupyter sends them with."""
+    kernel = getattr(shell, "kernel", None)
+    return kernel is not None and not getattr(kernel, "_allow_stdin", True)
+
+
+def register_solution_magic(shell=None):
+    """Register the cell magic ``%%solution <label>``.
+
+    A cell that starts with it is an exercise's solution: it runs when the
+    notebook is run unattended (the book's build, nbval), and in Jupyter
+    only after :func:`show_solutions`, so that Run All neither shows the
+    answers nor trains again. Otherwise it prints how to see it.
+    """
+    if shell is None:
+        from IPython import get_ipython
+        shell = get_ipython()
+    if shell is None:
+        return None
+
+    def solution(line, cell):
+        if _unattended(shell) or _SHOW["on"]:
+            result = shell.run_cell(cell, store_history=False)
+            if not result.success:
+                raise RuntimeError(f"the solution of {line.strip()} failed "
+                                   "(traceback above)")
+            return None
+        print(_SOLUTIONS.get()["skipped"].format(label=line.strip()))
+        return None
+
+    shell.register_magic_function(solution, "cell", "solution")
+    return solution
+
+
+def _main():
+    """``python -m posenc_plots.ch08_lab``: write :data:`EXPLORE_DATA_PATH`."""
+    EXPLORE_DATA_PATH.parent.mkdir(parents=True, exist_ok=True)
+    EXPLORE_DATA_PATH.write_text(explore_data_js(), encoding="utf-8")
+    print(f"wrote {EXPLORE_DATA_PATH}")
+
+
+if __name__ == "__main__":
+    _main()

@@ -324,3 +324,244 @@ def test_format_live_run():
                        "NTK 2.100, YaRN 2.200")
     text = lab.format_live_run(_fake_run("t5"), 16)
     assert "rescaled" not in text and text.startswith("T5 bias")
+
+
+# ----------------------------------------------------- the live figure
+
+
+def _variant_rows(results, variant):
+    """(lengths, rows by length, rows by position) of a variant, read from
+    the JSON here, not with the module's helpers."""
+    method = variant if variant in lab.METHODS else "rope"
+    runs = _runs(results, "lm", method)
+    L = results["config"]["L"]
+    lengths = [L * j for j in results["config"]["eval_multiples"]]
+    if variant in lab.METHODS:
+        by_length = [[r["eval"][str(n)]["loss"] for n in lengths] for r in runs]
+        by_position = [r["loss_by_position"] for r in runs]
+    else:
+        table = [r["stretch"][variant] for r in runs]
+        lengths = [n for n in lengths if str(n) in table[0]]
+        by_length = [[t[str(n)]["loss"] for n in lengths] for t in table]
+        by_position = [r["stretch"][variant + "_by_position"] for r in runs]
+    return lengths, by_length, by_position
+
+
+@pytest.mark.parametrize("variant,other,width", [(3, 4, 16), (8, 0, 7),
+                                                 (10, 10, 1), (6, 9, 64)])
+def test_explore_draws_every_seed_its_mean_and_the_other(results, variant,
+                                                         other, width):
+    name, oname = lab.VARIANTS[variant], lab.VARIANTS[other]
+    assert lab.VARIANTS[3] == "rope" and lab.VARIANTS[4] == "alibi"
+    left, right = lab.plot_explore(variant=variant, other=other,
+                                   bin_width=width, results=results).axes
+    lengths, by_length, by_position = _variant_rows(results, name)
+    o_lengths, o_by_length, o_by_position = _variant_rows(results, oname)
+
+    def bins(row):
+        return [statistics.fmean(row[a:a + width])
+                for a in range(0, len(row), width)]
+
+    def mean(rows):
+        return [statistics.fmean(col) for col in zip(*rows, strict=True)]
+
+    drawn = {"left": [(ln.get_gid(), ln) for ln in left.lines],
+             "right": [(ln.get_gid(), ln) for ln in right.lines[1:]]}
+    gids = [f"{name}-seed{k}" for k in range(3)] + [name, f"other-{oname}"]
+    for side in drawn:
+        assert [g for g, _ in drawn[side]] == gids
+    expect_left = [bins(r) for r in by_position] + [
+        mean([bins(r) for r in by_position]),
+        mean([bins(r) for r in o_by_position])]
+    expect_right = by_length + [mean(by_length), mean(o_by_length)]
+    starts = list(range(0, len(by_position[0]), width))
+    for (_, line), y in zip(drawn["left"], expect_left, strict=True):
+        assert line.get_xdata().tolist() == starts
+        np.testing.assert_allclose(line.get_ydata(), y, rtol=1e-12)
+    for k, ((_, line), y) in enumerate(zip(drawn["right"], expect_right,
+                                           strict=True)):
+        x = o_lengths if k == 4 else lengths
+        assert line.get_xdata().tolist() == x
+        np.testing.assert_allclose(line.get_ydata(), y, rtol=1e-12)
+    # the training length: shaded on the left, dotted on the right
+    L = results["config"]["L"]
+    (span,) = left.patches
+    assert (span.get_x(), span.get_width()) == (0, L)
+    assert list(right.lines[0].get_xdata()) == [L, L]
+    assert left.figure.get_suptitle().startswith(f"{variant}: ")
+
+
+@pytest.mark.parametrize("bad", [
+    {"variant": 11}, {"variant": -1}, {"variant": 2.0}, {"other": True},
+    {"bin_width": 0}, {"bin_width": 65}, {"bin_width": 1.5}])
+def test_explore_refuses_bad_values_naming_them(results, bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        lab.plot_explore(results=results, **bad)
+
+
+def test_the_page_data_file_is_up_to_date(results):
+    """_assets/posenc/data/ch08-results.js is what the results give
+    (``python -m posenc_plots.ch08_lab`` writes it)."""
+    assert lab.EXPLORE_DATA_PATH.read_text(encoding="utf-8") == (
+        lab.explore_data_js(results))
+
+
+def test_the_page_data_reads_back_as_the_runs(results):
+    data = lab.explore_data(results)
+    head = data[:6].astype(int).tolist()
+    assert head == [1, 64, 1024, 3, 5, len(lab.VARIANTS)]
+    lengths = data[6:11].astype(int).tolist()
+    assert lengths == [64, 128, 256, 512, 1024]
+    block = 3 * 5 + 3 * 1024
+    assert data.size == 11 + block * len(lab.VARIANTS)
+    for j, variant in enumerate(lab.VARIANTS):
+        at = 11 + j * block
+        done, by_length, by_position = _variant_rows(results, variant)
+        table = data[at:at + 15].reshape(3, 5)
+        for k in range(3):
+            got = [v for v in table[k] if not np.isnan(v)]
+            assert got == by_length[k]  # exactly the JSON's numbers
+        assert np.isnan(table[:, 0]).all() == (variant in ("pi", "ntk",
+                                                           "yarn"))
+        per = data[at + 15:at + block].reshape(3, 1024)
+        assert per.tolist() == by_position
+
+
+# ------------------------------------------------ progress, solutions
+
+
+def test_format_seconds():
+    from posenc_lab.progress import format_seconds
+
+    assert format_seconds(0) == "0:00"
+    assert format_seconds(75.9) == "1:15"
+    assert format_seconds(3725) == "1:02:05"
+    for bad in (-1, float("nan")):
+        with pytest.raises(ValueError, match="seconds"):
+            format_seconds(bad)
+
+
+def test_progress_line_outside_ipython(capsys):
+    """No kernel: the line goes to stderr, rewritten, and ends idle."""
+    from posenc_lab.progress import ProgressLine
+
+    now = [0.0]
+    seen = []
+
+    def running(done, total, elapsed, rate, left):
+        seen.append((done, total, elapsed, rate, left))
+        return f"{done}/{total}"
+
+    with ProgressLine(4, "idle", running, every=1.0,
+                      clock=lambda: now[0]) as line:
+        for _ in range(4):
+            now[0] += 0.6
+            line.tick()
+    err = capsys.readouterr().err
+    assert err == "\ridle\r2/4\r4/4\ridle\n"
+    assert seen[0][:3] == (2, 4, 1.2) and seen[0][3] == pytest.approx(2 / 1.2)
+    assert seen[-1][0] == 4 and seen[-1][4] == 0
+    for bad in ({"total": 0}, {"idle": ""}, {"running": None},
+                {"every": -1}):
+        args = {"total": 1, "idle": "x", "running": running, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            ProgressLine(args["total"], args["idle"], args["running"],
+                         every=args.get("every", 0.5))
+
+
+def test_progress_line_in_a_kernel_ends_on_its_first_text(monkeypatch):
+    """In a notebook the display is updated in place and put back to the
+    idle text, which is all that the stored output keeps."""
+    import IPython
+    import IPython.display
+
+    from posenc_lab.progress import ProgressLine
+
+    shown = []
+
+    class Handle:
+        def update(self, obj, raw):
+            shown.append(("update", obj["text/plain"]))
+
+    def display(obj, raw, display_id):
+        assert raw and display_id
+        shown.append(("display", obj["text/plain"]))
+        return Handle()
+
+    class Shell:
+        kernel = object()
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    monkeypatch.setattr(IPython.display, "display", display)
+    with ProgressLine(2, "idle", lambda d, *a: f"step {d}", every=0) as line:
+        line.tick()
+        line.tick()
+    assert shown == [("display", "idle"), ("update", "step 1"),
+                     ("update", "step 2"), ("update", "idle")]
+
+
+def test_train_one_shows_progress_and_returns_the_run(monkeypatch, capsys):
+    from posenc_lab import experiment
+    from posenc_lab.experiment import config_from
+
+    calls = []
+
+    def run_one(cfg, task, method, seed, corpus=None, tick=None):
+        calls.append((task, method, seed))
+        for _ in range(cfg.steps + 2 * cfg.finetune_steps):
+            tick(1)
+        return {"method": method}
+
+    monkeypatch.setattr(experiment, "run_one", run_one)
+    cfg = config_from("quick", steps=5, finetune_steps=2)
+    assert lab.train_one(cfg, "rope", 1) == {"method": "rope"}
+    assert calls == [("lm", "rope", 1)]
+    err = capsys.readouterr().err
+    assert err.startswith("\rRoPE, L = 16: 9 training steps")
+    assert err.endswith("\rRoPE, L = 16: 9 training steps\n")
+    assert "step 9 of 9" in err
+
+
+class _Kernel:
+    def __init__(self, allow_stdin):
+        self._allow_stdin = allow_stdin
+
+
+class _Shell:
+    def __init__(self, allow_stdin):
+        self.kernel = _Kernel(allow_stdin)
+        self.ran, self.magics = [], {}
+
+    def register_magic_function(self, fn, kind, name):
+        self.magics[(kind, name)] = fn
+
+    def run_cell(self, cell, store_history):
+        self.ran.append(cell)
+
+        class Result:
+            success = "fail" not in cell
+        return Result()
+
+
+def test_solutions_run_unattended_and_wait_in_jupyter(capsys):
+    unattended, jupyter = _Shell(False), _Shell(True)
+    for shell in (unattended, jupyter):
+        lab.register_solution_magic(shell)
+    run = unattended.magics[("cell", "solution")]
+    run("ex-a", "print(1)\n")
+    assert unattended.ran == ["print(1)\n"]
+    with pytest.raises(RuntimeError, match="ex-b failed"):
+        run("ex-b", "fail\n")
+    ask = jupyter.magics[("cell", "solution")]
+    ask("ex-a", "print(1)\n")
+    assert jupyter.ran == []
+    out = capsys.readouterr().out
+    assert "ex-a is not run by Run All" in out and "show_solutions()" in out
+    try:
+        lab.show_solutions()
+        ask("ex-a", "print(1)\n")
+        assert jupyter.ran == ["print(1)\n"]
+    finally:
+        lab.show_solutions(False)
+    ask("ex-a", "print(2)\n")
+    assert jupyter.ran == ["print(1)\n"]

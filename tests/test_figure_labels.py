@@ -343,6 +343,9 @@ posenc.register = function (key, def) { defs[key] = def; register(key, def); };
 input.scripts.forEach(function (f) {
   vm.runInThisContext(fs.readFileSync(f, "utf8"));
 });
+input.data.forEach(function (f) {  // committed data files (ch08's results)
+  vm.runInThisContext(fs.readFileSync(f, "utf8"));
+});
 Object.keys(input.normals).forEach(function (name) {
   posenc.data.define(name, input.normals[name]);
 });
@@ -423,6 +426,8 @@ def test_the_page_scripts_draw_the_same_words(lang, monkeypatch, tmp_path):
     done = subprocess.run(
         [node, str(script)], capture_output=True, text=True, timeout=300,
         input=json.dumps({"core": str(ASSETS / "posenc.js"), "scripts": scripts,
+                          "data": sorted(str(f) for f in
+                                         (ASSETS / "data").glob("*.js")),
                           "normals": normals, "cases": cases}))
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads(done.stdout)
