@@ -306,6 +306,24 @@ MUTANTS = [
         "        __import__('sphinxcontrib.bibtex.style.referencing.author_year',"
         " fromlist=['x']).AuthorYearReferenceStyle, force=True)")],
       ["tests/test_citation_style.py"]),
+    # -------------------------------------------- the grader (issue 29)
+    m("grade-marks-wrong-student", "the teacher's marks of an assignment go "
+      "to every student's job (the first student's marks)",
+      "tools/teaching/grade.py",
+      [("given = all_marks.get((sub.student_id, sub.assignment), {})",
+        "given = next((v for (s, a), v in sorted(all_marks.items()) "
+        "if a == sub.assignment), {})")],
+      ["tests/test_grading_wiring.py"]),
+    m("grade-ignores-variant", "grading builds the public assignment, "
+      "whatever --variant says", "tools/teaching/grade.py",
+      [("tasks = {name: Assignment(name, available[name], variant_seed)",
+        "tasks = {name: Assignment(name, available[name])")],
+      ["tests/test_grading_wiring.py"]),
+    m("grade-cli-drops-variant", "assignments.py grade does not pass "
+      "--variant on", "tools/teaching/cli.py",
+      [("variant_seed=args.variant, marks=args.marks",
+        "variant_seed=None, marks=args.marks")],
+      ["tests/test_grading_wiring.py"]),
     # ------------------------------------------------ plotting functions
     m("plot-ignores-base-ch06", "ch06 decay-bound figure ignores its base "
       "slider", "posenc_plots/ch06_rope.py",
