@@ -10,6 +10,7 @@ stored metadata must therefore be what the book's kernel (ipykernel's
 JupyterLab.
 """
 
+import sys
 from pathlib import Path
 
 import nbformat
@@ -58,3 +59,43 @@ def test_the_expected_kernelspec_is_ipykernels():
     # A guard on the test itself: the display name JupyterLab shows for the
     # book's kernel is ipykernel's, not the bare "Python 3".
     assert expected_kernelspec()["display_name"] == "Python 3 (ipykernel)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_slider_cells_store_the_note_to_run_them(path):
+    # Without a kernel JupyterLab has no widget model for a stored slider
+    # output and shows "Error displaying widget: model not found": the
+    # stored output is the note to run the cell instead.
+    from posenc_plots.jupyter import fallback_output, is_slider_cell
+
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if is_slider_cell(cell):
+            assert cell.outputs == [fallback_output("en")], (
+                f"{path.name} cell {index}: run "
+                f"`python -m posenc_plots.jupyter {path.relative_to(ROOT)}`")
+
+
+def test_the_note_says_to_run_the_cell_in_both_languages():
+    from posenc_plots.jupyter import fallback_output
+
+    en = fallback_output("en")["data"]
+    zh = fallback_output("zh_CN")["data"]
+    assert "Run this cell" in en["text/plain"]
+    assert "运行此单元格" in zh["text/plain"]
+    assert en["text/markdown"] == f"*{en['text/plain']}*"
+
+
+def test_chinese_notebooks_store_the_chinese_note():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import i18n
+
+    from posenc_plots.jupyter import fallback_output, is_slider_cell
+
+    path = ROOT / "chapters" / "02_sinusoidal_formula.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    po = i18n.po_path_of("chapters/02_sinusoidal_formula.ipynb", ROOT)
+    zh = i18n.translate_notebook(nb, po, clear_outputs=True)
+    sliders = [c for c in zh.cells if is_slider_cell(c)]
+    assert sliders
+    assert all(c.outputs == [fallback_output("zh_CN")] for c in sliders)

@@ -750,6 +750,9 @@ def translate_notebook(nb, po_path: Path | str, *, allow_missing: bool = False,
         elif cell.cell_type == "code" and clear_outputs:
             cell.outputs = []
             cell.execution_count = None
+    # A slider cell's stored output says, in Chinese, to run it (issue 25).
+    from posenc_plots.jupyter import set_fallbacks
+    set_fallbacks(new, "zh_CN")
     if collect and missing is None and not allow_missing:
         raise MissingTranslations(collect)
     return new
