@@ -164,7 +164,12 @@ def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
     - adding the encoding to the same phrase,
       ``|encoded_first - plain_first|``;
     - reordering the phrase with the encoding,
-      ``|encoded_second - encoded_first|``.
+      ``|encoded_second - encoded_first|``, whose values are written on its
+      bars.
+
+    The left panel's y-axis runs from 0 to 1; the right panel's from 0 to
+    1.35 times the largest change, so that the small effect of the order
+    stays visible.
 
     Parameters
     ----------
@@ -205,13 +210,20 @@ shape (n_words,)
          "C1"),
     )
     for k, (heights, label, color) in enumerate(changes):
-        ax[1].bar(x + (k - 1) * 0.27, heights, width=0.27, label=label,
-                  color=color)
+        bars = ax[1].bar(x + (k - 1) * 0.27, heights, width=0.27, label=label,
+                         color=color)
+    # the effect of the order is small: write its values on its bars
+    ax[1].bar_label(bars, fmt="%.3f", fontsize="x-small", padding=1)
     titles = (text["title_weights"], text["title_changes"])
     ylabels = (text["ylabel_weights"], text["ylabel_changes"])
-    for axis, title, ylabel in zip(ax, titles, ylabels, strict=True):
+    # the weights on 0..1; the changes on their own scale, so that the
+    # small effect of the order is not squashed against the axis
+    largest = max(float(np.max(heights)) for heights, _, _ in changes)
+    tops = (1.0, 1.35 * largest if largest > 0 else 1.0)
+    for axis, title, ylabel, top in zip(ax, titles, ylabels, tops,
+                                        strict=True):
         axis.set_xticks(x, words)
-        axis.set_ylim(0, 1)
+        axis.set_ylim(0, top)
         axis.set_title(title, fontsize="medium")
         axis.set_ylabel(ylabel)
         axis.legend(fontsize="x-small", loc="upper left")

@@ -113,6 +113,12 @@ def test_encoding_vs_order_shows_the_weights_and_the_three_changes():
     assert np.allclose(changes[1], np.abs(enc1[ticket] - plain1[ticket]))
     assert np.allclose(changes[2], np.abs(enc2[ticket] - enc1[ticket]))
     assert changes[1].max() > 0.1 and changes[2].max() > 0.01
+    # the changes on their own scale (not 0..1, where 0.048 would vanish),
+    # and the effect of the order written on its bars
+    assert weights_ax.get_ylim() == (0, 1)
+    assert np.isclose(changes_ax.get_ylim()[1], 1.35 * changes.max())
+    assert [t.get_text() for t in changes_ax.texts] == [
+        f"{v:.3f}" for v in changes[2]]
     for ax in fig.axes:
         assert [t.get_text() for t in ax.get_xticklabels()] == list(
             figs.TICKET_WORDS)
