@@ -565,3 +565,28 @@ def test_solutions_run_unattended_and_wait_in_jupyter(capsys):
         lab.show_solutions(False)
     ask("ex-a", "print(2)\n")
     assert jupyter.ran == ["print(1)\n"]
+
+
+def test_the_base_exercise_runs_are_committed_as_described(results):
+    """results/ch08/base/b<base>: RoPE, the committed settings but the base
+    and no fine-tuning, seeds 0 to 4; seeds 0 to 2 of b10000 are the full
+    run's RoPE models again (the same training, evaluation to 1e-4)."""
+    full = results["config"]
+    for base, path in lab.BASE_RESULTS.items():
+        with open(path, encoding="utf-8") as f:
+            runs = json.load(f)
+        cfg = runs["config"]
+        assert cfg["base"] == base and cfg["methods"] == ["rope"]
+        assert cfg["tasks"] == ["lm"] and cfg["seeds"] == [0, 1, 2, 3, 4]
+        assert cfg["finetune_steps"] == 0
+        for key in ("L", "steps", "lr", "d_model", "n_layers", "n_heads",
+                    "batch_size", "eval_multiples"):
+            assert cfg[key] == full[key], key
+        assert [r["seed"] for r in runs["runs"]] == [0, 1, 2, 3, 4]
+    with open(lab.BASE_RESULTS[10000], encoding="utf-8") as f:
+        again = {r["seed"]: r for r in json.load(f)["runs"]}
+    for old in _runs(results, "lm", "rope"):
+        new = again[old["seed"]]
+        assert new["train_loss"] == old["train_loss"]
+        for n, res in old["eval"].items():
+            assert abs(new["eval"][n]["loss"] - res["loss"]) <= 1e-4
