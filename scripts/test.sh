@@ -2,7 +2,8 @@
 # Install what the tests need into .venv and run all of them: the module's
 # unit, property, reference and doctests, nbval (strict) on every chapter,
 # and the browser tests of the HTML book (tests/test_browser.py, in
-# Debian's headless chromium, installed here when missing). Extra arguments
+# Debian's headless chromium, installed here when missing) and the
+# grader's tests (in bubblewrap sandboxes, installed when missing). Extra arguments
 # go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,23 @@ if [ -z "${POSENC_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
   if ! command -v chromium >/dev/null 2>&1; then
     echo "error: the browser tests need chromium (apt-get install chromium," \
       "or set POSENC_CHROMIUM to a Chromium binary)" >&2
+    exit 1
+  fi
+fi
+# The grader runs each student's kernel in a bubblewrap sandbox; its tests
+# fail (never skip) without it.
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "Installing Debian's bubblewrap for the grader's sandbox"
+  sudo=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
+  if ! { $sudo apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+           bubblewrap; } >/tmp/posenc-apt.log 2>&1; then
+    tail -20 /tmp/posenc-apt.log >&2
+  fi
+  if ! command -v bwrap >/dev/null 2>&1; then
+    echo "error: the grader's tests need bubblewrap (apt-get install" \
+      "bubblewrap)" >&2
     exit 1
   fi
 fi

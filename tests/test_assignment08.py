@@ -171,101 +171,39 @@ def _test_ids(nb):
             and not c.metadata["nbgrader"].get("solution")]
 
 
-def _frozen(value):
-    """A copy of a recorded result as JSON would give it back."""
-    import numpy as np
-    import torch
+def _graded(answers=None):
+    """The verdicts of the grader, the solutions (some replaced by
+    ``answers``) run in the sandboxed kernel, the tests outside it."""
+    sys.path.insert(0, str(REPO / "tools"))
+    sys.path.insert(0, str(REPO))
+    from teaching import session
+    from teaching.grade import Assignment
 
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_frozen(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _frozen(v) for k, v in value.items()}
-    return value
-
-
-def _run(sources, namespace):
-    """{grade_id: None if the cell ran, else its error} for each cell."""
-    outcome = {}
-    for grade_id, source in sources:
-        try:
-            exec(compile(source, grade_id, "exec"), namespace)  # noqa: S102
-            outcome[grade_id] = None
-        except Exception as err:  # noqa: BLE001 (the verdict of a test cell)
-            outcome[grade_id] = f"{type(err).__name__}: {err}"
-    return outcome
-
-
-def _record_and_replay(answers=None):
-    """Phase 1 with the solutions (some replaced by ``answers``), phase 2
-    with the records only; returns (phase 1 outcome, phase 2 outcome)."""
+    task = Assignment(NAME, SOURCE)
     nb = nbformat.read(SOURCE, 4)
-    code = _code_cells(nb)
-    tests = [(t, code[t]) for t in _test_ids(nb)]
-    answer_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-                  if c.cell_type == "code"
-                  and c.metadata.get("nbgrader", {}).get("solution")
-                  and c.metadata["nbgrader"]["grade_id"]
-                  != "optional_rope_attention"]
-    answers = dict(answers or {})
-    kernel = {"__name__": "__main__"}
-    _run([("setup", code["setup"])], kernel)
-    _run([(a, answers.get(a, code[a])) for a in answer_ids], kernel)
-
-    records, depth = {}, [0]
-
-    def recording(name, function):
-        def wrapper(*args, **kwargs):
-            if depth[0]:
-                return function(*args, **kwargs)
-            depth[0] += 1
-            try:
-                result = function(*args, **kwargs)
-            except Exception as err:
-                records.setdefault(name, []).append(("raise", err))
-                raise
-            finally:
-                depth[0] -= 1
-            records.setdefault(name, []).append(("return", _frozen(result)))
-            return result
-        return wrapper
-
-    for name in STUDENT_NAMES:
-        kernel[name] = recording(name, kernel[name])
-    first = _run(tests, kernel)
-
-    def replaying(name):
-        queue = list(records.get(name, []))
-
-        def stub(*args, **kwargs):
-            assert queue, f"phase 2 made a call of {name} not made in phase 1"
-            kind, value = queue.pop(0)
-            if kind == "raise":
-                raise value
-            return _frozen(value)
-        return stub
-
-    grader = {"__name__": "__main__"}
-    _run([("setup", code["setup"])], grader)
-    for name in STUDENT_NAMES:
-        grader[name] = replaying(name)
-    return first, _run(tests, grader)
+    for c in nb.cells:
+        gid = c.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in (answers or {}):
+            c.source = answers[gid]
+    conn = session.workspace(Path(os.environ.get("TMPDIR", "/tmp"))
+                             / "posenc-test-a8")
+    result = session.run_submission(
+        task.cells(nb), handout=[REPO / "posenc_core.py", REPO / "posenc_lab"],
+        conn_dir=conn, exclude=[REPO], names=task.student_names, timeout=300)
+    return {gid: v["message"] if not v["passed"] else None
+            for gid, v in result["verdicts"].items()}
 
 
-def test_test_cells_need_only_the_records_of_the_students_code():
-    first, second = _record_and_replay()
-    assert set(second) == {"q1_alibi_bias_tensor_tests",
-                           "q2_alibi_attention_tests",
-                           "q2_alibi_in_the_model_tests",
-                           "q3_near_share_tests", "q3b_head_reach_tests"}
-    assert all(v is None for v in first.values()), first
-    assert all(v is None for v in second.values()), second
+def test_the_tests_pass_with_the_students_code_in_the_sandbox():
+    verdicts = _graded()
+    assert set(verdicts) == {"q1_alibi_bias_tensor_tests",
+                             "q2_alibi_attention_tests",
+                             "q2_alibi_in_the_model_tests",
+                             "q3_near_share_tests", "q3b_head_reach_tests"}
+    assert all(v is None for v in verdicts.values()), verdicts
 
 
-def test_replay_still_catches_wrong_answers():
+def test_wrong_answers_fail_in_the_sandbox_too():
     nb = nbformat.read(SOURCE, 4)
     solution = _code_cells(nb)["q2_alibi_attention"]
     # right forward pass, no gradient: only observed(...) can see it
@@ -274,15 +212,15 @@ def test_replay_still_catches_wrong_answers():
     flipped = solution.replace("S = S + alibi_bias_tensor",
                                "S = S - alibi_bias_tensor")
     assert detached != solution and flipped != solution
+    # right forward pass but no gradient: the gradients the tests ask for
+    # are computed in the kernel, through the student's code
     for wrong in (detached, flipped):
-        first, second = _record_and_replay({"q2_alibi_attention": wrong})
-        assert first == second, (first, second)
-        failed = {t for t, v in second.items() if v is not None}
+        verdicts = _graded({"q2_alibi_attention": wrong})
+        failed = {t for t, v in verdicts.items() if v is not None}
         assert failed == {"q2_alibi_attention_tests",
-                          "q2_alibi_in_the_model_tests"}, second
-    first, second = _record_and_replay({"q3b_head_reach": (
+                          "q2_alibi_in_the_model_tests"}, verdicts
+    verdicts = _graded({"q3b_head_reach": (
         "def head_reach(n_heads, p=0.9):\n"
         "    return np.round(-np.log1p(-p) / pc.alibi_slopes(n_heads))"
         ".astype(int)\n")})
-    assert first == second
-    assert second["q3b_head_reach_tests"] is not None, second
+    assert verdicts["q3b_head_reach_tests"] is not None, verdicts

@@ -375,11 +375,13 @@ def test_an_infinite_loop_is_cut_by_the_time_limit(graded):
     assert "q2_unscramble" in row["reason"]
 
 
-def test_a_dead_kernel_gets_zero_with_a_reason(graded):
+def test_a_dead_kernel_fails_the_rest_with_a_reason(graded):
     rows, _, _ = graded
     row = rows["dies", FIRST]
     assert row["status"] == "failed", row
-    assert score(row)[0] == 0
+    # the tests before the cell that killed the kernel keep their points
+    assert score(row)[0] == points(FIRST, "q1_attention_weights_tests",
+                                   "q2_unscramble_tests")[0]
     assert "kernel died" in row["reason"]
 
 
@@ -401,14 +403,14 @@ def test_tampered_test_cells_are_restored(graded):
     assert "restored to the original" in row["reason"]
 
 
-def test_a_warning_costs_no_points_and_is_quoted(graded):
+def test_a_warning_costs_no_points_and_is_named(graded):
     rows, out, _ = graded
     row = rows["warns", FIRST]
     assert score(row)[0] == points(FIRST)[0], row
-    assert "RuntimeWarning: divide by zero" in row["reason"], row
-    assert "q1_attention_weights_tests" in row["reason"], row
+    assert ("q1_attention_weights_tests: the code printed a RuntimeWarning"
+            in row["reason"]), row
     page = visible_text((out / row["feedback"]).read_text(encoding="utf-8"))
-    assert "RuntimeWarning: divide by zero" in page
+    assert "printed a RuntimeWarning (no points lost)" in page
 
 
 def test_messy_folders_are_matched_or_listed(graded):
@@ -447,18 +449,16 @@ def test_feedback_never_shows_hidden_tests(graded):
         assert f"{name}" in text
         for secret in ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", *hidden[name]):
             assert secret not in text, f"{page}: {secret!r}"
-        assert "__posenc_grading__" not in text, page
+        assert "__posenc__" not in text, page
         checked += row["status"] in ("graded", "flagged")
-        assert "withheld" not in row["reason"], row
-        assert "could not be generated" not in row["reason"], row
         assert "internal grading error" not in row["reason"], row
     assert checked >= 2 * len(NAMES)
-    # the feedback of a graded submission shows the test code, messages and
-    # each test's verdict
+    # the feedback of a graded submission shows each test's verdict and
+    # message, never the test's code
     blank = visible_text((out / rows["blank", FIRST]["feedback"]).read_text(
         encoding="utf-8"))
-    assert "Tests for attention_weights" in blank
-    assert "NotImplementedError" in blank
+    assert "Tests for attention_weights" not in blank
+    assert "attention_weights raised NotImplementedError" in blank
     assert "q1_attention_weights_tests: failed" in blank
 
 

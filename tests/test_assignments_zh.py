@@ -111,6 +111,16 @@ def test_chinese_release_is_graded_like_the_english_one(tmp_path):
     student.mkdir(parents=True)
     (student / f"{name}.ipynb").write_text(json.dumps(released),
                                            encoding="utf-8")
+    # a classmate whose frequencies are wrong: the feedback says why, in
+    # Chinese
+    for cell in released["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == (
+                "q1_pair_frequencies"):
+            cell["source"] = ("def pair_frequencies(d_model, base=10000.0):\n"
+                              "    return np.ones(d_model // 2)\n")
+    (tmp_path / "subs" / "wang").mkdir()
+    (tmp_path / "subs" / "wang" / f"{name}.ipynb").write_text(
+        json.dumps(released), encoding="utf-8")
     done = subprocess.run([sys.executable, str(tool), "grade",
                            str(tmp_path / "subs"), "--out",
                            str(tmp_path / "grades.csv")], **run)
@@ -118,9 +128,16 @@ def test_chinese_release_is_graded_like_the_english_one(tmp_path):
     import csv
 
     with open(tmp_path / "grades.csv", encoding="utf-8") as handle:
-        (row,) = list(csv.DictReader(handle))
+        rows = {r["student_id"]: r for r in csv.DictReader(handle)}
+    row = rows["lin"]
     assert row["auto_score"] == row["auto_max"] == "11", row
     assert row["status"] == "graded", row
+    assert float(rows["wang"]["auto_score"]) < 11, rows["wang"]
+    page = (tmp_path / rows["wang"]["feedback"]).read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in page
+    for words in ("自动测试", "未通过", "pair_frequencies(8) 有"):
+        assert words in page, words
+    assert "is wrong in" not in page
 
 
 def test_a_substitution_in_chinese_is_validated():

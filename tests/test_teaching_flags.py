@@ -1,8 +1,9 @@
-"""The static flags of a submission (tools/teaching/flags.py).
+"""The flags of a submission (tools/teaching/flags.py): hints, never points.
 
 Each flag has a submission that must raise it and a near miss that must not;
 the instructor's own solutions, handed in as a student would (the handout
-with its answer cells filled), must raise none, for all eight assignments.
+with its answer cells filled), must raise none, for all eight assignments,
+and neither must the habits of ordinary notebooks.
 """
 
 import copy
@@ -187,12 +188,11 @@ RELEASED = release(INSTRUCTOR)
 SOLVED = solved(INSTRUCTOR, RELEASED)
 
 
-def analyse(*cells, forbidden=(), folder=None, base=SOLVED):
+def analyse(*cells, forbidden=(), base=SOLVED):
     """Flags of the solved small assignment with cells appended."""
     nb = copy.deepcopy(base)
     nb.cells += [new_code_cell(source) for source in cells]
-    return flags.analyse(nb, RELEASED, INSTRUCTOR, forbidden=forbidden,
-                         folder=folder)
+    return flags.analyse(nb, RELEASED, INSTRUCTOR, forbidden=forbidden)
 
 
 def codes(*cells, **options):
@@ -203,129 +203,6 @@ def test_the_small_assignment_solved_raises_no_flag():
     assert analyse() == []
 
 
-@pytest.mark.parametrize("code, source", [
-    ("binds-test-helper", "check_array = lambda *a, **k: None"),
-    ("binds-test-helper", "def check_array(got, expected, what):\n    pass"),
-    ("binds-test-helper", "import math as np"),
-    ("binds-test-helper", "from matplotlib import colors as plt"),
-    ("binds-test-helper", "OFF = ()"),
-    ("binds-test-helper", "def observed(label, compute):\n    return None"),
-    ("binds-test-helper", "for pc in [1]:\n    pass"),
-    ("binds-test-helper",
-     "def f():\n    global check_array\n    check_array = print\nf()"),
-    ("binds-test-helper", "table['a'] = 2.0"),
-    ("binds-test-helper", "check_array.__defaults__ = ()"),
-    ("binds-test-helper", "from math import *"),
-    ("patches-module", "np.isclose = lambda *a, **k: True"),
-    ("patches-module", "np.testing.assert_allclose = print"),
-    ("patches-module", "pc.frequencies = pair"),
-    ("patches-module", "import numpy\nnumpy.allclose = print"),
-    ("patches-module", "m = np.linalg\nm.norm = abs"),
-    ("patches-module", "setattr(np, 'isclose', print)"),
-    ("patches-module", "delattr(pc, 'frequencies')"),
-    ("patches-module", "globals()['x'] = 1"),
-    ("patches-module", "vars(pc)"),
-    ("patches-module", "import sys\nsys.modules['numpy'] = None"),
-    ("patches-module", "__builtins__.print = len"),
-    ("dynamic-code", "eval('1 + 1')"),
-    ("dynamic-code", "exec('x = 1')"),
-    ("dynamic-code", "code = compile('1', 'f', 'eval')"),
-    ("dynamic-code", "np2 = __import__('numpy')"),
-    ("dynamic-code", "import importlib"),
-    ("dynamic-code", "from inspect import currentframe"),
-    ("dynamic-code", "import ctypes"),
-    ("dynamic-code", "import subprocess"),
-    ("dynamic-code", "import sys\nframe = sys._getframe(1)"),
-    ("dynamic-code", "os.system('ls')"),
-    ("dynamic-code", "g = pair.__globals__"),
-    ("dynamic-code", "name = 'isclose'\nf = getattr(np, name)"),
-    ("dynamic-code", "!ls /"),
-    ("dynamic-code", "files = !ls"),
-    ("dynamic-code", "%run other.py"),
-    ("dynamic-code", "%%bash\nls /"),
-    ("dynamic-code", "%time x = eval('1')"),
-    ("dynamic-code", "shell = get_ipython()\nshell.user_ns['x'] = 1"),
-    ("dynamic-code", "from sys import _getframe"),
-    ("dynamic-code", "from os import system"),
-    ("dynamic-code", "import builtins\nbuiltins.exec('x = 1')"),
-    ("dynamic-code", "%%time\n%time x = eval('1')"),
-    ("patches-module", "from builtins import setattr as put"),
-    ("patches-module", "%%time\nnp.isclose = print"),
-    ("detects-grader", "def pair(d):\n    return None if GRADING else d"),
-    ("detects-grader", "grading = os.environ.get('NBGRADER_EXECUTION')"),
-    ("detects-grader", "__posenc_grading__.end = print"),
-    ("reads-files", "open('/work/x')"),
-    ("reads-files", "open('../x')"),
-    ("reads-files", "p = 'data.txt'\nopen(p)"),
-    ("reads-files", "x = np.load('/tmp/answers.npy')"),
-    ("reads-files", "from pathlib import Path\nPath('/etc/passwd').read_text()"),
-    ("reads-files", "from pathlib import Path\nPath('..') / 'x.ipynb'\n"
-                    "(Path('..') / 'x.ipynb').read_text()"),
-    ("reads-files", "names = os.listdir('..')"),
-    ("reads-files", "import glob\nfound = glob.glob('/work/**/*.ipynb')"),
-    ("reads-files", "with open(f'{os.sep}work') as f:\n    pass"),
-    ("reads-files", "import linecache\nlinecache.getlines('/work/x.py')"),
-    ("reads-files", "import pandas as pd\nframe = pd.read_csv('../grades.csv')"),
-    ("reads-files", "import io\nio.FileIO('/etc/passwd')"),
-    ("reads-files", "from urllib.request import urlopen\n"
-                    "urlopen('file:///work/main/x.ipynb')"),
-])
-def test_a_flag_is_raised(code, source):
-    found = analyse(source)
-    assert code in [f.code for f in found], [str(f) for f in found]
-    added = len(SOLVED.cells)
-    assert all(f.cell == added for f in found if f.code == code)
-
-
-@pytest.mark.parametrize("source", [
-    "close = np.isclose(np.arange(3), np.arange(3))",
-    "from matplotlib import pyplot as plt",
-    "import matplotlib.pyplot as plt\nplt.rcParams['figure.dpi'] = 120",
-    "os.environ['OMP_NUM_THREADS'] = '1'",
-    "import numpy as np\nimport posenc_core as pc",
-    "def check(got):\n    return check_array(got, 1.0, 'got')",
-    "off = ()\nchecked = check_array",
-    "def f(table):\n    table['a'] = 2.0\n    return table",
-    "class Box:\n    def __init__(self):\n        self.x = 1",
-    "m = np.linalg\nnorm = m.norm(np.ones(3))",
-    "value = getattr(np, 'pi')",
-    "def f(obj, name):\n    return getattr(obj, name)",
-    "model = Box = None\nevaluation = 'eval'",
-    "import math",
-    "os.path.join('a', 'b')",
-    "print(pair.__name__, pair.__doc__)",
-    "%matplotlib inline",
-    "%timeit pair(4)",
-    "%%time\nx = pair(4)",
-    "np.isclose?",
-    "grading = 'graded by my teacher'",
-    "def f(GRADING=False):\n    return GRADING",
-    "import pandas as pd\nframe = pd.read_csv('grades.csv')",
-    "from urllib.request import urlopen\nurlopen('https://example.org')",
-    "open('data.txt')",
-    "with open('results/data.txt', 'w') as f:\n    f.write('1')",
-    "names = os.listdir()",
-    "x = np.load('answers.npy')",
-    "from pathlib import Path\ntext = Path('notes.txt').read_text()",
-    "from pathlib import Path\n(Path('results') / 'x.txt').read_text()",
-    "import glob\nfound = glob.glob('*.txt')",
-    "def pair(d):\n    wavelengths = 2 * np.pi\n    frequencies = np.ones(d // 2)\n"
-    "    return frequencies / wavelengths * 2 * np.pi",
-])
-def test_a_near_miss_raises_no_flag(source):
-    found = analyse(source)
-    assert found == [], [str(f) for f in found]
-
-
-def test_reading_a_file_is_checked_against_the_folder(tmp_path):
-    (tmp_path / "data.txt").write_text("1")
-    (tmp_path / "way_out").symlink_to("/")
-    assert analyse("open('data.txt')", folder=tmp_path) == []
-    assert codes("open('way_out/etc/passwd')", folder=tmp_path) == [
-        "reads-files"]
-    assert codes("open('way_out/etc/passwd')") == []   # no folder: by text
-
-
 @pytest.mark.parametrize("source", [
     "def pair(d, f=pc.frequencies):\n    return f(d)",
     "from posenc_core import frequencies as fr\n\n\ndef pair(d):\n"
@@ -334,8 +211,7 @@ def test_reading_a_file_is_checked_against_the_folder(tmp_path):
     "def helper(d):\n    return pc.wavelengths(d)\n\n\ndef pair(d):\n"
     "    return 2 * np.pi / helper(d)",
     "reference = pc.frequencies\n\n\ndef pair(d):\n    return reference(d)",
-    "def pair(d):\n    import posenc_lab\n    return np.ones(d // 2)",
-    "from posenc_core import *\n\n\ndef pair(d):\n    return np.ones(d // 2)",
+    "from posenc_core import *\n\n\ndef pair(d):\n    return frequencies(d)",
 ])
 def test_a_switched_off_reference_is_flagged(source):
     found = analyse(source)
@@ -351,12 +227,34 @@ def test_a_switched_off_reference_is_flagged(source):
     "    return helper(d)",
     # checking one's answer against the library outside the answer
     "print(np.allclose(pair(8), pc.frequencies(8)))",
-    # a name the tests bind themselves is not the student's answer
     "got = pc.frequencies(8)\nprint(np.allclose(got, pair(8)))",
-    # the same import as the setup's
     "import posenc_core as pc\n\n\ndef pair(d):\n    return np.ones(d // 2)",
 ])
 def test_a_reference_where_allowed_is_not_flagged(source):
+    found = analyse(source)
+    assert found == [], [str(f) for f in found]
+
+
+# The habits of ordinary notebooks (issue 24): none of them is a flag.
+HABITS = [
+    "%load_ext autoreload\n%autoreload 2",
+    "%matplotlib inline\n%time pair(8)",
+    "%%timeit\npair(8)",
+    "for name in ('sin', 'cos'):\n    print(getattr(np, name)(0.0))",
+    "import sys\nprint(sys.path)",
+    "import matplotlib.pyplot as plt\nplt.plot(pair(8))\nplt.show()",
+    "import os\nprint(os.getcwd(), os.listdir('.'))",
+    "with open('notes.txt', 'w') as handle:\n    handle.write('x')",
+    "np.set_printoptions(precision=3)\nplt.rcParams['figure.dpi'] = 100",
+    "import importlib\nimportlib.reload(pc)",
+    "check_array(pair(8), pc.frequencies(8), 'my own check')",
+    "x = eval('1 + 1')",
+    "!pip list",
+]
+
+
+@pytest.mark.parametrize("source", HABITS)
+def test_an_ordinary_habit_is_not_flagged(source):
     found = analyse(source)
     assert found == [], [str(f) for f in found]
 
@@ -369,57 +267,32 @@ def test_a_name_forbidden_by_the_grading_config_is_flagged_anywhere():
     assert found[-1].cell == len(SOLVED.cells)
     assert all("sinusoidal_encoding" in f.reason for f in found)
     assert analyse(source, forbidden=["alibi_bias"]) == []
-    # by attribute of any object, or as a string, in any cell
-    for source in ("def f(model):\n    return model._table",
-                   "def f(n):\n    return TinyTransformer(n, 'alibi')",
-                   "from posenc_core import _table"):
-        found = analyse(source, forbidden=["_table", "alibi"])
-        assert [f.code for f in found] == ["uses-reference"], source
-    assert analyse("def f(model, alibi):\n    return model.table, alibi",
-                   forbidden=["_table", "alibi"]) == []
 
 
 def test_a_flag_says_where_and_why():
-    found = analyse("x = 1\ncheck_array = None")
+    found = analyse("x = 1\ndef pair(d):\n    return pc.frequencies(d)")
     assert len(found) == 1
     flag = found[0]
     assert (flag.code, flag.cell, flag.line) == (
-        "binds-test-helper", len(SOLVED.cells), 2)
-    assert str(flag) == (f"cell {len(SOLVED.cells) + 1}, line 2: "
+        "uses-reference", len(SOLVED.cells), 3)
+    assert str(flag) == (f"cell {len(SOLVED.cells) + 1}, line 3: "
                          + flag.reason)
-    assert "check_array" in flag.reason
-    assert flags.describe(found + found) == f"{flag}; {flag}"
+    assert "pair" in flag.reason and "frequencies" in flag.reason
 
 
-def test_an_answer_cell_is_analysed_like_an_added_one():
-    nb = copy.deepcopy(SOLVED)
-    answer = next(c for c in nb.cells if meta(c).get("grade_id") == "q1_pair")
-    answer.source += "\n\nnp.isclose = lambda *a, **k: True\n"
-    found = flags.analyse(nb, RELEASED, INSTRUCTOR)
-    assert [f.code for f in found] == ["patches-module"]
-    assert found[0].cell == nb.cells.index(answer)
+def test_looking_for_the_grader_is_flagged():
+    assert codes("import os\nprint(os.environ.get('NBGRADER_EXECUTION'))") == [
+        "detects-grader"]
+    assert codes("print(__posenc__)") == ["detects-grader"]
 
 
-def test_a_locked_cell_is_left_to_the_grader_but_a_copy_is_not():
+def test_the_instructors_cells_are_left_to_the_grader():
     nb = copy.deepcopy(SOLVED)
     tests = next(c for c in nb.cells
                  if meta(c).get("grade_id") == "q1_pair_tests")
-    tests.source = "check_array = print\n" + tests.source
+    tests.source = "def pair(d):\n    return pc.frequencies(d)\n"
     assert flags.analyse(nb, RELEASED, INSTRUCTOR) == []   # restored anyway
-    assert codes(tests.source) == ["binds-test-helper"]
-
-
-def test_a_copy_of_the_setup_cell_is_not_flagged():
-    assert analyse(SETUP) == []
-    edited = analyse(SETUP.replace("np.allclose(got, expected)", "True"))
-    assert "binds-test-helper" in {f.code for f in edited}
-    assert any("check_array" in f.reason for f in edited)
-
-
-def test_given_cells_are_not_analysed_but_an_edited_one_is():
-    given = "# Not graded: try your pair here.\nprint(pair(4))"
-    assert given in [c.source for c in SOLVED.cells]
-    assert codes(given + "\npc.frequencies = pair") == ["patches-module"]
+    assert analyse(SETUP) == []   # a copy of the setup, as given
 
 
 def test_solution_markers_are_flagged_in_any_cell():
@@ -447,10 +320,9 @@ def test_unchanged_needs_every_answer_as_released():
 
 
 def test_a_cell_that_does_not_parse_is_a_flag_not_a_crash():
-    found = analyse("def f(:\n    pass", "np.isclose = print")
+    found = analyse("def f(:\n    pass")
     assert [(f.code, f.cell) for f in found] == [
-        ("unparsable", len(SOLVED.cells)),
-        ("patches-module", len(SOLVED.cells) + 1)]
+        ("unparsable", len(SOLVED.cells))]
     assert found[0].line == 1
 
 
@@ -459,105 +331,5 @@ def test_bad_arguments_are_refused(tmp_path):
         flags.analyse(tmp_path / "missing.ipynb", RELEASED, INSTRUCTOR)
     with pytest.raises(ValueError, match="instructor_nb"):
         flags.analyse(SOLVED, RELEASED, ["not", "a", "notebook"])
-    broken = tmp_path / "broken.ipynb"
-    broken.write_text("{")
-    with pytest.raises(ValueError, match="released_nb"):
-        flags.analyse(SOLVED, broken, INSTRUCTOR)
     with pytest.raises(ValueError, match="forbidden"):
         flags.analyse(SOLVED, RELEASED, INSTRUCTOR, forbidden="alibi_bias")
-    with pytest.raises(ValueError, match="folder"):
-        flags.analyse(SOLVED, RELEASED, INSTRUCTOR, folder=tmp_path / "no")
-
-
-def test_notebooks_may_be_given_as_paths(tmp_path):
-    paths = []
-    for name, nb in (("s", SOLVED), ("r", RELEASED), ("i", INSTRUCTOR)):
-        nb = copy.deepcopy(nb)
-        if name == "s":
-            nb.cells.append(new_code_cell("np.isclose = print"))
-        nbformat.write(nb, tmp_path / f"{name}.ipynb")
-        paths.append(tmp_path / f"{name}.ipynb")
-    found = flags.analyse(*paths)
-    assert [f.code for f in found] == ["patches-module"]
-
-
-# ------------------------------------------------------ the guard's log
-
-def write_log(path, *entries):
-    path.write_text("".join((e if isinstance(e, str) else json.dumps(e)) + "\n"
-                            for e in entries))
-    return path
-
-
-def test_the_guard_log_gives_file_flags(tmp_path):
-    folder = tmp_path / "grading"
-    folder.mkdir()
-    log = write_log(
-        tmp_path / "guard.jsonl",
-        {"event": "open", "path": "/work/main/assignments/source/a.ipynb",
-         "action": "refused"},
-        {"event": "open", "path": "/work/main/assignments/source/a.ipynb",
-         "action": "refused"},
-        {"event": "os.listdir", "path": "/home/student", "action": "outside"},
-        {"event": "open", "path": str(folder / "data.txt"), "action": "outside"},
-        {"event": "subprocess.Popen", "path": "('ls', ['ls'])",
-         "action": "refused"},
-        "not json")
-    found = flags.flags_from_guard_log(log, folder)
-    assert [f.code for f in found] == ["reads-files", "reads-files",
-                                       "dynamic-code", "reads-files"]
-    assert "tried to open /work/main/assignments/source/a.ipynb" in found[0].reason
-    assert "listed /home/student" in found[1].reason
-    assert "start a program" in found[2].reason
-    assert "unreadable line 6" in found[3].reason
-    assert all(f.cell is None for f in found)
-
-
-def test_no_guard_log_means_no_flag_and_bad_folders_are_refused(tmp_path):
-    assert flags.flags_from_guard_log(tmp_path / "none.jsonl", tmp_path) == []
-    with pytest.raises(ValueError, match="folder"):
-        flags.flags_from_guard_log(tmp_path / "none.jsonl", tmp_path / "no")
-    with pytest.raises(ValueError, match="path"):
-        flags.flags_from_guard_log(tmp_path, tmp_path)
-
-
-# ------------------------------------- the issue's attacks, on the real eight
-
-def attacks(name, instructor):
-    """(flag code, code added to the first answer cell) for each attack."""
-    teacher = flags._Instructor(instructor, None)
-    answer_names = set()
-    for cell in instructor.cells:
-        if meta(cell).get("solution") and cell.cell_type == "code":
-            answer_names |= set(re.findall(r"^def (\w+)", cell.source, re.M))
-    tested = sorted(n for n in teacher.switched if n in answer_names)
-    found = [
-        ("binds-test-helper", "check_array = lambda *a, **k: None"),
-        ("patches-module", "np.isclose = lambda a, b, **k: np.ones("
-                           "np.broadcast(a, b).shape, dtype=bool)"),
-        ("reads-files", f"secret = open('{SOURCE / name / name}.ipynb').read()"),
-        ("reads-files", f"secret = open('../../source/{name}/{name}.ipynb')"),
-    ]
-    if tested:
-        target = tested[0]
-        off = sorted(teacher.switched[target])[0]
-        found.append(("uses-reference",
-                      f"def {target}(*args, _f=pc.{off}, **kwargs):\n"
-                      "    return _f(*args, **kwargs)"))
-    return found
-
-
-def test_every_attack_of_the_issue_is_flagged(assignment):
-    name, instructor, released = assignment
-    base = solved(instructor, released)
-    first = next(i for i, c in enumerate(base.cells)
-                 if meta(c).get("solution") and c.cell_type == "code")
-    cases = attacks(name, instructor)
-    assert len(cases) == 5   # every assignment switches a function off
-    for code, attack in cases:
-        nb = copy.deepcopy(base)
-        nb.cells[first].source += "\n\n" + attack + "\n"
-        found = flags.analyse(nb, released, instructor,
-                              forbidden=forbidden_of(name))
-        assert code in [f.code for f in found if f.cell == first], (
-            attack, [str(f) for f in found])

@@ -14,15 +14,15 @@ temporary course directory and writes the student versions (solutions and
 hidden tests removed) to ``OUT_DIR/NAME.ipynb``, with a copy of
 ``posenc_core.py`` beside them, and of the package ``posenc_lab/`` (the
 small Transformer and its text) when a released notebook imports it, as
-assignment 8 does. ``grade`` runs ``nbgrader autograde`` and
-``nbgrader generate_feedback`` on every ``SUBMISSIONS_DIR/STUDENT/NAME.ipynb``
+assignment 8 does. ``grade`` grades every ``SUBMISSIONS_DIR/STUDENT/NAME.ipynb``
 and writes one CSV row and one HTML feedback file per student and assignment.
 
-No Jupyter server, no exchange directory and no Docker are needed. Student
-code runs in a separate Python kernel with a time limit per cell; a grading
-worker that still hangs is killed and restarted, and that submission gets 0
-with the reason. Grading runs the students' code as the current user: it is
-not a sandbox (neither is nbgrader itself).
+No Jupyter server, no exchange directory and no Docker are needed. Each
+student's code runs in a kernel inside its own bubblewrap sandbox (no view
+of the repository, the course or the other students, no network, no new
+processes, limits on time, memory and file size); the tests run outside
+it, calling the student's functions in the kernel on plain data. Grading
+refuses to start where bubblewrap is missing (see teaching.md).
 """
 
 import sys

@@ -6,12 +6,13 @@ One module per job; ``tools/assignments.py`` is the command line over them.
   scan of a built book for instructor material;
 - ``course``: a temporary nbgrader course, and the feedback preprocessors;
 - ``release``: the student versions (optionally a class-specific variant);
-- ``isolation``: the grading folder and the kernel that runs the students'
-  code, away from the repository;
-- ``grade``: the grading workers, record in the kernel, re-check apart;
-- ``report``: the grades CSV and the feedback pages;
-- ``checker``, ``kernel_guard``: record and replay, the kernel's guard;
-- ``flags``: what in a submission a teacher should look at;
+- ``grade``: a class's submissions, one grading process each;
+- ``sandbox``: the bubblewrap sandbox of each student's kernel;
+- ``session``: one submission, its cells in the kernel, its tests here;
+- ``wire``: the plain data between the kernel and the checks;
+- ``report``, ``feedback``, ``labels``: the grades CSV, the feedback pages,
+  their words in Chinese;
+- ``flags``: hints on what in a submission a teacher should look at;
 - ``matching``, ``marks``, ``variants``: messy folders, written marks,
   class-specific variants.
 """

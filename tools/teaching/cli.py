@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from .grade import find_work, grade, worker
+from .grade import find_work, grade, run_job
 from .release import release
 from .sources import REPO, SOURCE, check_book, discover, points, title
 
@@ -86,11 +86,23 @@ def main(argv=None):
         "check-book", help="fail if a built book shows instructor material")
     chk.add_argument("html_dir", type=Path, nargs="?",
                      default=REPO / "_build" / "html")
-    sub.add_parser("_worker").add_argument("spec")
+    gra.add_argument("--memory", type=int, default=4096, metavar="MB",
+                     help="address space each student's kernel may use "
+                          "(default 4096 MB)")
+    sub.add_parser("labels", help="bring the Chinese catalogue of the check "
+                   "messages (locales/zh_CN/LC_MESSAGES/grader.po) up to date")
+    sub.add_parser("_grade").add_argument("job")
     args = parser.parse_args(argv)
 
-    if args.command == "_worker":
-        worker(args.spec)
+    if args.command == "labels":
+        from .labels import PO, update
+
+        entries = update(args.source)
+        todo = sum(1 for e in entries if not e["msgstr"] or e["fuzzy"])
+        print(f"{PO}: {len(entries)} messages, {todo} to translate")
+        return 1 if todo else 0
+    if args.command == "_grade":
+        run_job(args.job)
         return 0
     if args.command == "check-book":
         if not args.html_dir.is_dir():
@@ -137,7 +149,9 @@ def main(argv=None):
         grade(args.submissions, args.out, names, feedback_dir=args.feedback,
               timeout=args.timeout, jobs=args.jobs, work_dir=args.work_dir,
               source=args.source, submission_limit=args.submission_time_limit,
-              variant_seed=args.variant, marks=args.marks)
+              variant_seed=args.variant, marks=args.marks,
+              limits={"memory_mb": args.memory,
+                      "cpu_seconds": args.timeout * 200})
     except ValueError as err:
         raise SystemExit(f"error: {err}") from err
     print(f"Done in {time.monotonic() - start:.0f} s.")

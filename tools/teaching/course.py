@@ -1,8 +1,10 @@
 """A temporary nbgrader course, driven through nbgrader's Python API.
 
-Also the feedback preprocessors that keep hidden tests out of the feedback,
-for this tool and for an existing nbgrader course
-(``assignments/nbgrader_config.py``).
+``release`` (and grading, which needs the released notebooks) generates the
+student versions with it. Also the feedback preprocessors that keep hidden
+tests out of nbgrader's own feedback, for an existing nbgrader course
+(``assignments/nbgrader_config.py``); this tool writes its feedback pages
+itself (``feedback.py``).
 """
 
 import re
@@ -15,11 +17,10 @@ from .sources import ANSI
 class Course:
     """A temporary nbgrader course directory, driven through nbgrader's API.
 
-    Imports nbgrader (slow: several seconds), so only release and the
-    grading workers create one.
+    Imports nbgrader (slow: several seconds).
     """
 
-    def __init__(self, root, timeout=60):
+    def __init__(self, root):
         import logging
 
         from nbgrader.coursedir import CourseDirectory
@@ -32,23 +33,14 @@ class Course:
         c = Config()
         c.CourseDirectory.root = str(self.root)
         c.CourseDirectory.db_url = self.db_url
-        c.Execute.timeout = int(timeout)
-        c.Execute.interrupt_on_timeout = True
-        # After an interrupt, give compiled code time to return to Python.
-        c.Execute.iopub_timeout = 15
-        # Deleted test cells come back (our own repair step does this first).
-        c.OverwriteCells.add_missing_cells = True
-        # Feedback: hidden tests removed from the test cells' code, and from
-        # anything that could quote it (tracebacks, printed output).
-        c.GenerateFeedback.preprocessors = feedback_preprocessors()
         self.config = c
         self.coursedir = CourseDirectory(config=c)
 
-    def run(self, converter, assignment, student=".", **attrs):
+    def run(self, converter, assignment, **attrs):
         from nbgrader.utils import capture_log
 
         self.coursedir.assignment_id = assignment
-        self.coursedir.student_id = student
+        self.coursedir.student_id = "."
         app = converter(coursedir=self.coursedir, config=self.config)
         app.force = True
         for key, value in attrs.items():
@@ -67,7 +59,7 @@ class Course:
         import nbformat
         from nbgrader.converters import GenerateAssignment
 
-        from .isolation import copy_handout
+        from .release import copy_handout
 
         folder = self.root / "source" / name
         if folder.exists():

@@ -92,6 +92,7 @@ class Submission(NamedTuple):
 class Unmatched(NamedTuple):
     path: Path
     reason: str
+    assignment: str = ""  # the assignment it was taken for, if any
 
 
 def student_id(folder_name):
@@ -330,7 +331,7 @@ def find_submissions(folder, assignment_names, identify=None):
             for path, _note, _ in found:
                 unmatched.append(Unmatched(path, (
                     f"only a Jupyter autosave copy ({CHECKPOINTS}) of {name} "
-                    f"for {sid}; the notebook itself is missing")))
+                    f"for {sid}; the notebook itself is missing"), name))
             continue
         real.sort(key=lambda f: (-_mtime(f[0]), str(f[0])))
         path, note, _ = real[0]
@@ -342,7 +343,7 @@ def find_submissions(folder, assignment_names, identify=None):
             for other, _n, _c in real[1:]:
                 unmatched.append(Unmatched(other, (
                     f"{sid} handed in several files for {name}: older than "
-                    f"{_rel(path, folder)}, which is graded")))
+                    f"{_rel(path, folder)}, which is graded"), name))
         matched.append(Submission(sid, name, path, note))
     unmatched.sort(key=lambda u: str(u.path))
     return matched, unmatched

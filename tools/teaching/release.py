@@ -1,15 +1,17 @@
 """Release: the student versions of the assignments, and what they import."""
 
+import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 from .course import Course
-from .isolation import base_environment, copy_handout, plain_kernel
 from .sources import (
     GRADING,
+    REPO,
     SOURCE,
     discover,
     instructor_notebook,
@@ -18,6 +20,50 @@ from .sources import (
     uses_lab,
 )
 from .variants import describe, load_spec
+
+
+def copy_handout(dest, lab=False):
+    """Copy what the handout holds beside the notebooks into ``dest``.
+
+    ``posenc_core.py``, and the package ``posenc_lab/`` when ``lab`` is
+    true. Returns the names copied.
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(REPO / "posenc_core.py", dest / "posenc_core.py")
+    copied = ["posenc_core.py"]
+    target = dest / "posenc_lab"
+    if lab and target.resolve() != (REPO / "posenc_lab").resolve():
+        shutil.copytree(REPO / "posenc_lab", target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copied.append("posenc_lab/")
+    return copied
+
+
+@contextlib.contextmanager
+def release_environment(work):
+    """The environment nbgrader's generate_assignment needs, for a while.
+
+    nbgrader calls ``alembic`` on PATH; user-level Jupyter configuration is
+    kept out, so that a release is reproducible. (No student code runs
+    while releasing.)
+    """
+    work = Path(work)
+    for name in ("jupyter_config", "runtime", "ipython", "jupyter_data"):
+        (work / name).mkdir(parents=True, exist_ok=True)
+    saved = dict(os.environ)
+    os.environ.update({
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                 os.environ.get("PATH", "")]),
+        "JUPYTER_CONFIG_DIR": str(work / "jupyter_config"),
+        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
+        "JUPYTER_DATA_DIR": str(work / "jupyter_data"),
+        "JUPYTER_PLATFORM_DIRS": "1", "IPYTHONDIR": str(work / "ipython")})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
@@ -43,9 +89,8 @@ def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
                                            language=language)
                  for name in names}
     out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="posenc-release-") as tmp:
-        os.environ.update(base_environment(tmp))
-        os.environ["JUPYTER_PATH"] = plain_kernel(tmp)
+    with tempfile.TemporaryDirectory(prefix="posenc-release-") as tmp, \
+            release_environment(tmp):
         print("Loading nbgrader...", flush=True)
         course = Course(Path(tmp) / "course")
         for number, name in enumerate(names, 1):

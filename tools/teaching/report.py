@@ -27,9 +27,7 @@ not be matched. Its CSV columns (``CSV_COLUMNS``):
 """
 
 import csv
-import html
 import os
-import re
 from pathlib import Path
 
 from .marks import NOT_MARKED, Mark, merge_marks
@@ -70,7 +68,8 @@ def finish_row(row, task):
         row["status"] = "flagged"
     parts = [row.get("base_reason", "")]
     if row["flags"]:
-        parts.append("flagged: " + summary(row["flags"]))
+        parts.append("flags (hints, no points lost): "
+                     + summary(row["flags"]))
     row["reason"] = "; ".join(p for p in parts if p)
     if row["status"] in ("missing", "invalid") and not row["marks"]:
         # Nothing to mark: no notebook.
@@ -109,7 +108,8 @@ def unmatched_row(item, folder):
     except ValueError:
         relative = Path(item.path)
     student = relative.parts[0] if len(relative.parts) > 1 else ""
-    return {"student_id": student, "assignment": "", "auto_score": 0.0,
+    return {"student_id": student,
+            "assignment": getattr(item, "assignment", ""), "auto_score": 0.0,
             "auto_max": 0.0, "written_score": None, "written_max": 0.0,
             "total": 0.0, "max_score": 0.0, "status": "unmatched",
             "reason": f"{relative}: {item.reason}", "flags": [],
@@ -147,83 +147,3 @@ def write_csv(rows, out_csv):
                 row["feedback"] = os.path.relpath(row["feedback"],
                                                   out_csv.parent)
             writer.writerow(row)
-
-
-def _summary_html(row):
-    """Scores, verdicts, marks and notes of ``row``, as HTML."""
-    e = html.escape
-    written = (NOT_MARKED if row["written_score"] is None
-               else f"{fmt(row['written_score'])} / {fmt(row['written_max'])}")
-    total = ("when every written answer is marked" if row["total"] is None
-             else fmt(row["total"]))
-    lines = [f"<p>Automatic tests: <b>{fmt(row['auto_score'])} / "
-             f"{fmt(row['auto_max'])}</b>; written answers: <b>{e(written)}"
-             f"</b>; total: <b>{e(total)}</b> of {fmt(row['max_score'])} "
-             f"({e(row['status'])})</p>"]
-    verdicts = row.get("verdicts") or {}
-    if verdicts:
-        items = []
-        for gid, verdict in verdicts.items():
-            text = "passed" if verdict.get("passed") else (
-                "failed: " + (verdict.get("message") or "no message"))
-            items.append(f"<li><code>{e(gid)}</code>: {e(text)}</li>")
-        lines.append("<p>Each test, checked by the grader apart from your "
-                     "code:</p><ul>" + "".join(items) + "</ul>")
-    questions = row.get("written") or []
-    if questions:
-        items = []
-        for item in questions:
-            if item["points"] is None:
-                text = f"{NOT_MARKED} ({fmt(item['max'])} points)"
-            else:
-                text = f"{fmt(item['points'])} / {fmt(item['max'])}"
-                if item["comment"]:
-                    text += f": {item['comment']}"
-            items.append(f"<li><code>{e(item['question'])}</code>: "
-                         f"{e(text)}</li>")
-        lines.append("<p>Written answers:</p><ul>" + "".join(items)
-                     + "</ul>")
-    if row.get("reason"):
-        lines.append(f"<p>{e(row['reason'])}</p>")
-    return "\n".join(lines)
-
-
-def feedback_page(row):
-    """A page of its own, for a submission without nbgrader's feedback."""
-    e = html.escape
-    body = (f"<h1>{e(row['assignment'])}: feedback for "
-            f"{e(row['student_id'])}</h1>\n{_summary_html(row)}\n")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{e(row['assignment'])}</title></head>\n<body>\n"
-            f"{body}</body></html>\n")
-
-
-def note_html(row):
-    return ('<div style="border:2px solid #c60;padding:0.5em 1em;'
-            'margin:1em;background:#fff4e5"><b>Note from the grader</b>\n'
-            f"{_summary_html(row)}</div>")
-
-
-def annotate(page, row):
-    """nbgrader's feedback ``page`` with the grader's note at the top.
-
-    nbgrader counts a written answer that is not yet marked as 0; the page
-    says "not yet marked" instead, there and in the total.
-    """
-    for item in row.get("written") or []:
-        if item["points"] is not None:
-            continue
-        q = re.escape(item["question"])
-        page = re.sub(rf'(<a href="#{q}">[^<]*</a>) \(Score: [0-9.]+ / '
-                      r"([0-9.]+)\)", rf"\1 ({NOT_MARKED}, \2 points)", page)
-        page = re.sub(rf'(<a name="{q}"></a><div class="panel-heading">.*?)'
-                      r"Score: [0-9.]+ / ([0-9.]+)",
-                      rf"\1{NOT_MARKED} (\2 points)", page, count=1,
-                      flags=re.S)
-    if row.get("total") is None:
-        page = re.sub(r"(<h4>[^<(]*)\(Score: [0-9.]+ / ([0-9.]+)\)</h4>",
-                      rf"\1(automatic tests: {fmt(row['auto_score'])} / "
-                      rf"{fmt(row['auto_max'])}; written answers "
-                      rf"{NOT_MARKED})</h4>", page, count=1)
-    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + note_html(row),
-                  page, count=1)
