@@ -68,10 +68,10 @@ def main(argv=None):
                      help="submissions graded in parallel")
     gra.add_argument("--submission-time-limit", type=int, default=None,
                      metavar="SECONDS",
-                     help="stop grading a submission after this long, in "
-                          "case it hangs despite the limit per cell (default: "
-                          "the limit per cell times the number of cells, "
-                          "plus a margin)")
+                     help="stop grading a submission this long after its "
+                          "kernel started, in case it hangs despite the limit "
+                          "per cell (default: the limit per cell times the "
+                          "number of cells, plus a margin)")
     gra.add_argument("--variant", type=int, default=None, metavar="SEED",
                      help="grade against the class-specific variant of this "
                           "seed (the one given to release --variant)")

@@ -220,8 +220,11 @@ def _read_submission(path):
 
 
 
-def grade_job(job):
-    """Grade the submission of ``job`` (a dict); returns its row."""
+def grade_job(job, started=None):
+    """Grade the submission of ``job`` (a dict); returns its row.
+
+    ``started()`` is called when its kernel is ready.
+    """
     import nbformat
 
     from . import session
@@ -245,7 +248,7 @@ def grade_job(job):
     result = session.run_submission(
         task.cells(nb), handout=job["handout"], conn_dir=conn,
         exclude=[REPO], names=task.student_names, timeout=job["timeout"],
-        limits=job.get("limits"))
+        limits=job.get("limits"), started=started)
     shutil_rmtree(conn)
     verdicts = result["verdicts"]
     notes += result["notes"]
@@ -275,8 +278,13 @@ def run_job(job_path):
     sys.stdout = sys.stderr
     sys.path.insert(0, str(REPO))  # the checker's genuine posenc_core
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
+
+    def started():
+        proto.write("RUNNING\n")
+        proto.flush()
+
     try:
-        row = grade_job(job)
+        row = grade_job(job, started)
     except Exception as err:  # never stop the batch
         import traceback
 
@@ -492,20 +500,34 @@ def _run_jobs(pending, tasks, progress, *, timeout, jobs, work_dir,
                     stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
                     text=True, encoding="utf-8", env=env,
                     start_new_session=True)
-                try:
-                    out, _ = proc.communicate(timeout=limit(job))
-                    reason = None
-                except subprocess.TimeoutExpired:
+                lines = queue.Queue()
+                threading.Thread(target=_read_lines, args=(proc, lines),
+                                 daemon=True).start()
+                out, reason = None, None
+                # the kernel's start (slow on a busy machine) is not counted
+                wait = 900
+                while out is None and reason is None:
+                    try:
+                        line = lines.get(timeout=wait)
+                    except queue.Empty:
+                        reason = (f"grading took longer than {limit(job)} s "
+                                  "and was stopped")
+                        break
+                    if line == "RUNNING":
+                        wait = limit(job)
+                    elif line is None:
+                        out = ""
+                    else:
+                        out = line
+                if reason is not None:
                     os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    out, reason = "", (f"grading took longer than "
-                                       f"{limit(job)} s and was stopped")
+                proc.wait()
             task = tasks[job["assignment"]]
             row = None
             if reason is None:
                 try:
-                    row = json.loads(out.strip().splitlines()[-1])
-                except (ValueError, IndexError):
+                    row = json.loads(out)
+                except ValueError:
                     reason = ("the grading process died: "
                               + _last_line(log))
             if row is not None and "error" in row:
@@ -523,6 +545,12 @@ def _run_jobs(pending, tasks, progress, *, timeout, jobs, work_dir,
             thread.join(timeout=0.5)
     if tmp is not None:
         tmp.cleanup()
+
+
+def _read_lines(proc, lines):
+    for line in proc.stdout:
+        lines.put(line.rstrip("\n"))
+    lines.put(None)
 
 
 def _last_line(path):

@@ -493,12 +493,13 @@ def _failure(exc):
 
 
 def run_submission(cells, *, handout, conn_dir, exclude, names, timeout,
-                   limits=None):
+                   limits=None, started=None):
     """Run ``cells`` (the repaired notebook's, as the grader sees them).
 
     ``cells``: [{"kind": "student"|"locked"|"test", "grade_id", "source",
     "number"}] in order (``number``: the cell's place in the notebook,
-    counted from 1, for the notes). Returns
+    counted from 1, for the notes). ``started()`` is called once the
+    kernel is ready. Returns
     ``{"verdicts", "notes", "warnings", "stopped"}``:
     {grade_id: {"passed", "message"}} for each test cell, notes in words
     for the teacher (a cell that raised, ran too long...), {grade_id:
@@ -509,7 +510,9 @@ def run_submission(cells, *, handout, conn_dir, exclude, names, timeout,
     import warnings
 
     # The notebooks skip what the grader need not run (assignment 8's
-    # training) when this is set; the kernel's sandbox sets it too.
+    # training) when this is set, here while the checks run (the kernel's
+    # sandbox sets it too).
+    saved_env = os.environ.get("NBGRADER_EXECUTION")
     os.environ["NBGRADER_EXECUTION"] = "autograde"
     kernel = Kernel(handout, conn_dir, exclude, limits)
     verdicts, notes, warned = {}, [], {}
@@ -521,6 +524,8 @@ def run_submission(cells, *, handout, conn_dir, exclude, names, timeout,
             kernel.start()
             session = Session(kernel, names, timeout)
             session.install()
+            if started is not None:
+                started()  # the clock of --submission-time-limit starts
         except (KernelGone, RuntimeError) as err:
             notes.append(f"{err}, so nothing was graded")
             kernel.gone = kernel.gone or str(err)
@@ -588,6 +593,10 @@ def run_submission(cells, *, handout, conn_dir, exclude, names, timeout,
     finally:
         signal.signal(signal.SIGALRM, previous)
         kernel.stop()
+        if saved_env is None:
+            os.environ.pop("NBGRADER_EXECUTION", None)
+        else:
+            os.environ["NBGRADER_EXECUTION"] = saved_env
     return {"verdicts": verdicts, "notes": notes, "warnings": warned,
             "stopped": stopped}
 
