@@ -8,7 +8,9 @@ A Sphinx extension, registered in ``_config.yml`` under
 * **Citations** (``author_year_round``): sphinxcontrib-bibtex's
   author-year style with round brackets, upright "et al." and "; " between
   works: {cite:p}`vaswani2017attention` gives "(Vaswani et al., 2017)",
-  {cite:t}`press2022train` gives "Press et al. (2022)".
+  {cite:t}`press2022train` gives "Press et al. (2022)". The Chinese
+  edition's (``author_year_round_zh``): "（Vaswani 等人，2017）" and
+  "Press 等人（2022）", full-width brackets, as Chinese text cites.
 * **The References page** (``posenc``): pybtex's ``plain`` style, except
   that titles are printed as written in ``references.bib``. ``plain``
   lowercases every title but its first letter, which turns
@@ -34,6 +36,9 @@ from pybtex.style.template import sentence
 FORMATTING_STYLE = "posenc"
 SORTING_STYLE = "posenc_author_year_title"
 REFERENCE_STYLE = "author_year_round"
+#: The Chinese edition's (``tools/i18n.py build-zh`` selects it):
+#: "Press 等人（2022）", "（Vaswani 等人，2017；Su 等人，2021）".
+REFERENCE_STYLE_ZH = "author_year_round_zh"
 
 _TEXTTT = re.compile(r"\\texttt\{([^{}]*)\}")
 
@@ -81,6 +86,43 @@ def _person():
     return PersonStyle(other=" et al.")
 
 
+def _round_zh():
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle
+
+    return BracketStyle(left="（", right="）", sep="；", sep2="；",
+                        last_sep="；")
+
+
+def _person_zh():
+    from sphinxcontrib.bibtex.style.referencing import PersonStyle
+
+    return PersonStyle(other=" 等人", sep="、", sep2=" 和 ", last_sep=" 和 ")
+
+
+def reference_style_zh():
+    """The Chinese edition's author-year style: full-width brackets,
+    "等人", "，" between author and year and "；" between works, and no
+    space before the bracket of a textual citation."""
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
+    from sphinxcontrib.bibtex.style.referencing.author_year import (
+        AuthorYearReferenceStyle,
+    )
+
+    @dataclass
+    class ChineseAuthorYearReferenceStyle(AuthorYearReferenceStyle):
+        bracket_parenthetical: BracketStyle = field(default_factory=_round_zh)
+        bracket_textual: BracketStyle = field(default_factory=_round_zh)
+        bracket_author: BracketStyle = field(default_factory=_round_zh)
+        bracket_label: BracketStyle = field(default_factory=_round_zh)
+        bracket_year: BracketStyle = field(default_factory=_round_zh)
+        person: PersonStyle = field(default_factory=_person_zh)
+        author_year_sep: str = "，"
+        text_reference_sep: str = ""
+        post_text_sep: str = "，"
+
+    return ChineseAuthorYearReferenceStyle
+
+
 def reference_style():
     """The author-year reference style with round brackets (a class)."""
     from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
@@ -111,6 +153,9 @@ def register():
     sphinxcontrib.bibtex.plugin.register_plugin(
         "sphinxcontrib.bibtex.style.referencing", REFERENCE_STYLE,
         reference_style(), force=True)
+    sphinxcontrib.bibtex.plugin.register_plugin(
+        "sphinxcontrib.bibtex.style.referencing", REFERENCE_STYLE_ZH,
+        reference_style_zh(), force=True)
 
 
 def setup(app):

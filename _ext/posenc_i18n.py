@@ -10,7 +10,10 @@ offline and from ``file://``; a ``<link rel="alternate" hreflang>`` in the
 head says the same to search engines. The theme's words that its Chinese
 catalogues leave untranslated are added (``THEME_WORDS``; the two sidebar
 buttons of sphinx-book-theme, whose titles are not in its catalogue, are
-overridden in ``i18n_templates/`` to go through it).
+overridden in ``i18n_templates/`` to go through it, and so are the
+"Main" and "Page" labels of its navigation), and the catalogues' words
+that are not mainland usage are replaced (``THEME_OVERRIDES``: 打印, not
+the 列印 of sphinx-book-theme's zh_CN catalogue).
 
 Configuration (``sphinx: config:`` in ``_config.yml``):
 
@@ -23,6 +26,7 @@ Configuration (``sphinx: config:`` in ``_config.yml``):
 """
 
 import gettext
+import re
 from pathlib import Path
 
 from sphinx import locale
@@ -48,33 +52,79 @@ THEME_WORDS = {
         "Toggle primary sidebar": "显示或隐藏导航栏",
         "Toggle secondary sidebar": "显示或隐藏本页目录",
         "Search this book...": "搜索本书……",
+        # Sphinx's permalinks (its zh_CN catalogue has only the older
+        # "Permalink to this ..." words)
+        "Link to this heading": "链接到此标题",
+        "Link to this equation": "链接到此公式",
+        "Link to this image": "链接到此图片",
+        "Link to this table": "链接到此表格",
+        "Link to this code": "链接到此代码",
+        "Link to this definition": "链接到此定义",
+        "Link to this term": "链接到此术语",
+        # sphinx-book-theme's aria-labels (through i18n_templates/)
+        "Main": "全书目录",
+        "Page": "本页目录",
     },
 }
 
+# Words of the theme's catalogues that are not mainland usage (the
+# zh_CN catalogue of sphinx-book-theme has Taiwan's 列印): these win over
+# the catalogues.
+THEME_OVERRIDES = {
+    "zh": {
+        "Print to PDF": "打印为 PDF",
+    },
+}
+CATALOGUES = ("sphinx", "booktheme")
+
 
 class _Words(gettext.NullTranslations):
-    """A last fallback catalogue from a dict."""
+    """A catalogue from a dict: a last fallback (THEME_WORDS), or, with
+    ``over``, a catalogue whose words win over ``over``'s
+    (THEME_OVERRIDES)."""
 
-    def __init__(self, words):
+    def __init__(self, words, over=None):
         super().__init__()
         self.words = dict(words)
+        self.over = over
 
     def gettext(self, message):
         if message in self.words:
             return self.words[message]
+        if self.over is not None:
+            return self.over.gettext(message)
         return super().gettext(message)
+
+    def ngettext(self, singular, plural, n):
+        if self.over is not None and singular not in self.words:
+            return self.over.ngettext(singular, plural, n)
+        return super().ngettext(singular, plural, n)
+
+    def add_fallback(self, fallback):
+        if self.over is not None:
+            self.over.add_fallback(fallback)
+        else:
+            super().add_fallback(fallback)
 
 
 def theme_words(app):
-    """Add THEME_WORDS of the build's language behind the theme's catalogues."""
+    """Add THEME_WORDS of the build's language behind the theme's
+    catalogues, and THEME_OVERRIDES in front of them."""
     words = _words(app.config.language)
-    if not words:
-        return
-    translator = locale.translators.get(("general", "sphinx"))
-    if translator is None or translator.__class__ is gettext.NullTranslations:
-        locale.translators["general", "sphinx"] = _Words(words)
-    else:
-        translator.add_fallback(_Words(words))
+    if words:
+        translator = locale.translators.get(("general", "sphinx"))
+        if translator is None or translator.__class__ is gettext.NullTranslations:
+            locale.translators["general", "sphinx"] = _Words(words)
+        else:
+            translator.add_fallback(_Words(words))
+    overrides = _words(app.config.language, THEME_OVERRIDES)
+    if overrides:
+        for catalogue in CATALOGUES:
+            translator = locale.translators.get(("general", catalogue))
+            if translator is None:
+                translator = gettext.NullTranslations()
+            locale.translators["general", catalogue] = _Words(
+                overrides, over=translator)
 
 
 def _as_list(value):
@@ -115,8 +165,9 @@ def check_config(app, config):
     config.html_theme_options = options
 
 
-def _words(language):
-    return THEME_WORDS.get((language or "en").replace("-", "_").split("_")[0], {})
+def _words(language, table=None):
+    table = THEME_WORDS if table is None else table
+    return table.get((language or "en").replace("-", "_").split("_")[0], {})
 
 
 def switch_href(pagename, target_uri, other):
@@ -137,6 +188,61 @@ def page_context(app, pagename, templatename, context, doctree):
         f'\n<link rel="alternate" hreflang="{lang}" href="{href}" />')
 
 
+ANCHORS = "_posenc_anchors.json"
+
+
+_AUTO_ID = re.compile(r"id\d+")
+
+
+def stable_section_id(index):
+    """The id of the ``index``-th titled section (from 1) whose title makes
+    no id (a Chinese title, in English too: "沈阳 到 广州 的 机票"), in both
+    editions; docutils would number it with the page's other ids."""
+    return f"section-{index}"
+
+
+def english_section_ids(app, doctree):
+    """Give each section of the Chinese edition the id of the same section
+    of the English edition (``tools/i18n.py build-zh`` lists them in
+    ``_posenc_anchors.json``), first, so that the headings' links, the
+    page's table of contents and the language switch use it: a translated
+    heading would otherwise get an id of its own ("id8"). A section whose
+    English title makes no id gets ``section-N`` in both editions."""
+    from docutils import nodes
+
+    # the headings' sections (sphinx-exercise adds untitled ones of its own)
+    sections = [s for s in doctree.findall(nodes.section)
+                if len(s) and isinstance(s[0], nodes.title)]
+    path = Path(app.srcdir) / ANCHORS
+    if path.is_file():
+        import json
+
+        from sphinx.util import logging
+
+        wanted = json.loads(path.read_text(encoding="utf-8")).get(app.env.docname)
+        if wanted is None:
+            return
+        if len(sections) != len(wanted):
+            logging.getLogger(__name__).warning(
+                f"{app.env.docname}: {len(sections)} sections, but the English "
+                f"source has {len(wanted)} headings (a translation merged or "
+                "split a heading?): the section ids stay the Chinese ones",
+                location=app.env.docname)
+            return
+    else:  # the English edition: its own ids
+        wanted = [s["ids"][0] if s["ids"] else "" for s in sections]
+    for index, (section, english) in enumerate(
+            zip(sections, wanted, strict=True), 1):
+        if not english or _AUTO_ID.fullmatch(english):
+            english = stable_section_id(index)
+        if english in section["ids"]:
+            continue
+        if english in doctree.ids:  # taken by another node of this page
+            continue
+        section["ids"].insert(0, english)
+        doctree.ids[english] = section
+
+
 def setup(app):
     app.add_config_value("posenc_other_edition", "zh/", "html", str)
     app.add_config_value("posenc_other_language", "zh-CN", "html", str)
@@ -144,5 +250,7 @@ def setup(app):
     app.connect("config-inited", check_config)
     app.connect("builder-inited", theme_words)
     app.connect("html-page-context", page_context)
+    # before Sphinx's table-of-contents collector reads the section ids
+    app.connect("doctree-read", english_section_ids, priority=100)
     return {"version": "1.0", "parallel_read_safe": True,
             "parallel_write_safe": True}

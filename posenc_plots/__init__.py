@@ -24,6 +24,12 @@ __all__ = ["Slider", "Interactive", "Live", "show", "new_live", "all_interactive
 # Chinese labels (POSENC_LANG=zh_CN) need a font with Chinese glyphs
 i18n.use_language_font()
 
+# In the kernel of a Chinese notebook, the lines the (English) code prints
+# are shown in Chinese, through the label tables (posenc_plots.printed)
+from posenc_plots import printed  # noqa: E402
+
+printed.install()
+
 
 @dataclass(frozen=True)
 class Slider:

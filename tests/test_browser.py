@@ -470,6 +470,9 @@ def test_citations_link_to_references(pages, reference_ids, name):
     year = r"(\d{4}[a-z]?|n\.d\.)"
     cite_p = re.compile(rf"^\([^()\[\]]+, {year}(; [^()\[\]]+, {year})*\)")
     cite_t = re.compile(rf"^[^()\[\]]+ \({year}\)")
+    if edition_of(name):  # the Chinese way: （Vaswani 等人，2017）, Press 等人（2022）
+        cite_p = re.compile(rf"^（[^（）()]+，{year}(；[^（）()]+，{year})*）")
+        cite_t = re.compile(rf"^[^（）()]+（{year}）")
     bad = []
     for text, hrefs in pages(name).page.evaluate(CITATIONS):
         if not (cite_p.match(text) or cite_t.match(text)):
@@ -534,6 +537,30 @@ def test_language_switch_from_file(browser, book_site):
         page.click("a.posenc-language-switch")
         page.wait_for_url(start)
         assert not visit.failed, visit.failed
+        assert not visit.errors, visit.errors
+    finally:
+        visit.close()
+
+
+def test_language_switch_keeps_the_section(browser, server):
+    """The sections have the same ids in both editions (tools/i18n.py
+    build-zh, _ext/posenc_i18n.py): the switch takes the reader to the
+    section of the address (a heading's link, the page's contents)."""
+    name = "chapters/06_rope.html"
+    visit = Visit(browser, server + name)
+    try:
+        page = visit.page
+        ids = page.evaluate("() => [...document.querySelectorAll("
+                            "'main section section[id]')].map(s => s.id)")
+        assert len(ids) > 3 and not any(re.fullmatch(r"id\d+", i) for i in ids)
+        target = ids[2]
+        page.goto(server + name + "#" + target)
+        page.click("a.posenc-language-switch")
+        page.wait_for_url(server + "zh/" + name + "#" + target)
+        assert page.evaluate(f"() => !!document.getElementById('{target}')")
+        # and back
+        page.click("a.posenc-language-switch")
+        page.wait_for_url(server + name + "#" + target)
         assert not visit.errors, visit.errors
     finally:
         visit.close()

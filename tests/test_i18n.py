@@ -19,7 +19,9 @@
   small made-up sources.
 """
 
+import copy
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -80,9 +82,10 @@ def test_stats_agree_with_msgfmt(po):
 def test_po_file_matches_its_source(doc):
     po = i18n.po_path_of(doc, ROOT)
     active = [e.msgid for e in i18n.read_po(po)[1] if not e.obsolete]
-    units = {msgid for msgid, _ in i18n.document_units(doc, ROOT)}
-    new = [i18n._first_line(u) for u in units if u not in set(active)]
-    stale = [i18n._first_line(m) for m in active if m not in units]
+    active = [e.key for e in i18n.read_po(po)[1] if not e.obsolete]
+    units = {(ctx, msgid) for ctx, msgid, _ in i18n.document_messages(doc, ROOT)}
+    new = [i18n._first_line(u[1]) for u in units if u not in set(active)]
+    stale = [i18n._first_line(m[1]) for m in active if m not in units]
     assert not new and not stale, (
         f"{_rel(po)} is out of date with {doc} (run python tools/i18n.py "
         f"update): new English units {new[:5]}, units no longer in the "
@@ -175,8 +178,18 @@ def test_outputs_test_looks_at_code_cells_with_outputs():
 
 
 def _code_cells(nb):
-    return [(c.get("id"), c.cell_type, c.source, c.metadata) for c in nb.cells
-            if c.cell_type != "markdown"]
+    return [(c.get("id"), c.cell_type, c.source, _without_figure_texts(c.metadata))
+            for c in nb.cells if c.cell_type != "markdown"]
+
+
+def _without_figure_texts(metadata):
+    """A cell's metadata without its figure's caption and alt text (the
+    words translated; everything else must be identical)."""
+    meta = copy.deepcopy(dict(metadata))
+    mystnb = meta.get("mystnb", {})
+    mystnb.get("figure", {}).pop("caption", None)
+    mystnb.get("image", {}).pop("alt", None)
+    return meta
 
 
 @pytest.fixture(scope="module")
@@ -211,8 +224,13 @@ def test_zh_notebooks_have_the_same_code(zh_tree, doc):
                    for c in zh.cells if c.cell_type == "code")
     assert len(zh.cells) == len(en.cells)
     assert _code_cells(zh) == _code_cells(en)
-    assert [c.metadata for c in zh.cells] == [c.metadata for c in en.cells]
+    assert ([_without_figure_texts(c.metadata) for c in zh.cells]
+            == [_without_figure_texts(c.metadata) for c in en.cells])
     assert zh.metadata == en.metadata
+    # the figures' captions and alt texts are the Chinese ones
+    for z, e in zip(zh.cells, en.cells, strict=True):
+        for ctx, text in i18n.figure_texts(e):
+            assert (ctx, text) not in i18n.figure_texts(z), (doc, text)
 
 
 def test_zh_tree_config(zh_tree):
@@ -482,3 +500,136 @@ def test_zh_notebooks_name_their_language(zh_tree):
     marker = zh_tree / "chapters" / ".posenc-lang"
     assert marker.read_text().split() == ["zh_CN"]
     assert not (ROOT / "chapters" / ".posenc-lang").exists()
+
+
+# ------------------------------ what the PO files see besides paragraphs
+
+
+def _figure_book(root):
+    """A made-up book whose notebook has a figure (caption and alt text in
+    its metadata), formulas with words, Chinese soft line breaks, and a
+    bibliography note."""
+    make_book(root)
+    nb = nbformat.read(root / "chapters" / "one.ipynb", as_version=4)
+    fig = nbformat.v4.new_code_cell("plot()")
+    fig.metadata["mystnb"] = {"figure": {"caption": "A caption of words.",
+                                         "name": "fig-one"},
+                              "image": {"alt": "Alt text of the image."}}
+    fig["id"] = "cell-fig"
+    math = nbformat.v4.new_markdown_cell(
+        "## Formulas\n\n$$\nx = 1 \\quad\\text{for every } y\n$$\n\n"
+        "Inline $\\text{loss} = 0$ and `$\\text{code}$`.")
+    math["id"] = "cell-math"
+    nb.cells += [fig, math]
+    nbformat.write(nb, root / "chapters" / "one.ipynb")
+    (root / "references.bib").write_text(
+        "@misc{one2020,\n  title = {One},\n  year = {2020},\n"
+        "  note = {A note with {\\&} words},\n  howpublished = {ICLR},\n}\n",
+        encoding="utf-8")
+    (root / "references.md").write_text("# References\n\nThe works.\n",
+                                        encoding="utf-8")
+    toc = (root / "_toc.yml").read_text(encoding="utf-8")
+    (root / "_toc.yml").write_text(toc + "      - file: references\n",
+                                   encoding="utf-8")
+
+
+def test_captions_alt_texts_math_words_and_notes_are_messages(tmp_path):
+    _figure_book(tmp_path)
+    messages = i18n.document_messages("chapters/one.ipynb", tmp_path)
+    extra = [(ctx, msgid) for ctx, msgid, _ in messages if ctx]
+    assert extra == [(i18n.CAPTION, "A caption of words."),
+                     (i18n.ALT, "Alt text of the image."),
+                     (i18n.MATH_WORDS, "for every"), (i18n.MATH_WORDS, "loss")]
+    refs = [(ctx, msgid) for ctx, msgid, _ in
+            i18n.document_messages("references.md", tmp_path) if ctx]
+    # "ICLR" has a word too: a venue, its translation may keep it
+    assert refs == [(i18n.BIB_NOTE, "A note with {\\&} words"),
+                    (i18n.BIB_NOTE, "ICLR")]
+    i18n.update(tmp_path, out=io.StringIO())
+    po = i18n.po_path_of("chapters/one.ipynb", tmp_path)
+    assert i18n.po_stats(po)["untranslated"] == 10  # 6 paragraphs + 4 above
+
+
+def test_build_zh_translates_captions_alt_texts_math_words_and_notes(tmp_path):
+    book = tmp_path / "book"
+    _figure_book(book)
+    i18n.update(book, out=io.StringIO())
+    # every message is missing at first, the new ones among them
+    missing = i18n.build_zh(tmp_path / "zh", book, allow_missing=True)
+    assert any("figure caption A caption of words." in m for m in missing)
+    assert any("math text 'for every'" in m for m in missing)
+    assert any("references.bib: one2020.note" in m for m in missing)
+    translate_all(book)
+    zh_words = {"A caption of words.": "一段图注。",
+                "Alt text of the image.": "图片的替代文字。",
+                "for every": "对所有", "loss": "损失",
+                "A note with {\\&} words": "一条带 {\\&} 的注释", "ICLR": "ICLR"}
+    for po in i18n.po_files(book):
+        if po.exists():
+            header, entries = i18n.read_po(po)
+            for e in entries:
+                if e.msgctxt in (i18n.CAPTION, i18n.ALT, i18n.MATH_WORDS,
+                                 i18n.BIB_NOTE):
+                    e.msgstr = zh_words[e.msgid]
+            i18n.write_po(po, entries, header)
+    assert i18n.build_zh(tmp_path / "zh", book) == []
+    zh = nbformat.read(tmp_path / "zh" / "chapters" / "one.ipynb", as_version=4)
+    fig = zh.cells[3]
+    assert fig.source == "plot()"
+    assert fig.metadata["mystnb"] == {"figure": {"caption": "一段图注。",
+                                                 "name": "fig-one"},
+                                      "image": {"alt": "图片的替代文字。"}}
+    # the words of formulas, spaces kept; inline code is code
+    assert "\\text{对所有 } y" in zh.cells[4].source
+    assert "$\\text{损失} = 0$" in zh.cells[4].source
+    assert "`$\\text{code}$`" in zh.cells[4].source
+    bib = (tmp_path / "zh" / "references.bib").read_text(encoding="utf-8")
+    assert "note = {一条带 {\\&} 的注释}" in bib and "title = {One}" in bib
+    # the sections' English ids, for the Chinese build's extension
+    anchors = json.loads((tmp_path / "zh" / i18n.ANCHORS).read_text())
+    assert anchors["chapters/one"] == ["a-title", "formulas"]
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("第一行\n第二行。", "第一行第二行。"),
+    ("中文，\n**强调**的词", "中文，**强调**的词"),
+    ("列表：\n\n- 一项\n- 二项", "列表：\n\n- 一项\n- 二项"),
+    ("以 RoPE\n结尾", "以 RoPE\n结尾"),  # Latin and CJK: a space is right
+    ("中文\n  缩进的续行", "中文缩进的续行"),
+    ("```python\n# 注释\n# 第二行\n```", "```python\n# 注释\n# 第二行\n```"),
+    ("$$\n\\text{甲}\n\\text{乙}\n$$", "$$\n\\text{甲}\n\\text{乙}\n$$"),
+    ("| 表 |\n| 格 |", "| 表 |\n| 格 |"),
+    ("```{note}\n注释的\n正文\n```", "```{note}\n注释的正文\n```"),
+])
+def test_soft_line_breaks_between_chinese_characters_are_removed(text, joined):
+    assert i18n.join_cjk_lines(text) == joined
+
+
+def test_no_soft_line_break_between_chinese_characters_in_the_zh_sources(zh_tree):
+    """Markdown renders a soft break as a space: none is left between two
+    Chinese characters in the Chinese sources (build_zh joins them)."""
+    pattern = re.compile(r"[\u4e00-\u9fff，。；：、）]\n[\u4e00-\u9fff（]")
+    found = []
+    for doc in i18n._toc_files(ROOT):
+        path = zh_tree / doc
+        texts = ([c.source for c in nbformat.read(path, as_version=4).cells
+                  if c.cell_type == "markdown"] if doc.endswith(".ipynb")
+                 else [path.read_text(encoding="utf-8")])
+        for text in texts:
+            prose = re.sub(r"```.*?```|\$\$.*?\$\$", "", text, flags=re.S)
+            found += [f"{doc}: {m.group(0)!r}" for m in pattern.finditer(prose)]
+    assert not found, found[:10]
+
+
+def test_english_section_ids_are_the_ones_sphinx_makes():
+    assert i18n.heading_ids(
+        "# Rotary $\\sin$ encoding\n\n## Exercises\n\n## Exercises\n\n"
+        "### From one plane to $d_k$ dimensions\n") == [
+        "rotary-sin-encoding", "exercises", "id1",
+        "from-one-plane-to-d-k-dimensions"]
+
+
+def test_the_zh_build_selects_the_chinese_citation_style(zh_tree):
+    config = yaml.safe_load((zh_tree / "_config.yml").read_text(encoding="utf-8"))
+    style = config["sphinx"]["config"]["bibtex_reference_style"]
+    assert style == "author_year_round_zh"

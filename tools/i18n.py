@@ -17,6 +17,20 @@ block, a lone ``{tableofcontents}``) are not extracted and are copied as they
 are. The msgid is the unit's exact text; its location (``#:``) is the source
 path and the cell index (notebooks) or the line number (pages).
 
+Besides the paragraphs, a document's PO file holds, each with its msgctxt,
+the words a reader sees that are not paragraphs: the figures' captions and
+alt texts of a notebook (``figure caption``, ``alt text``: a code cell's
+``mystnb`` metadata), the words of formulas (``math text``: what
+``\\text{...}`` holds), and, in references.po, the notes of references.bib
+(``bibliography``: its ``note`` and ``howpublished`` fields; build-zh writes
+a translated references.bib). build-zh also joins the soft line breaks
+between two Chinese characters of a translation (Markdown renders them as
+spaces), writes ``_posenc_anchors.json`` (the English ids of each page's
+sections, which ``_ext/posenc_i18n.py`` gives the Chinese sections), selects
+the Chinese citation style, and, when it keeps the stored outputs, writes
+their printed lines as the Chinese kernel prints them
+(``posenc_plots.printed``).
+
 Commands (run from anywhere; paths are relative to the repository):
 
     python tools/i18n.py update          write/merge the PO files
@@ -307,6 +321,185 @@ def document_units(doc: Path | str, root: Path = ROOT) -> list[tuple[str, str]]:
     raise ValueError(f"doc: a .ipynb or .md file, got {doc}")
 
 
+# Messages that are not paragraphs (msgctxt says which):
+CAPTION, ALT = "figure caption", "alt text"
+MATH_WORDS, BIB_NOTE = "math text", "bibliography"
+_TEXT_CMD = re.compile(r"(\\text\s*\{)([^{}]*)(\})")
+# inline math may go on over a line break, not over a blank line
+_MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$(?:[^$\\\n]|\\.|\n(?![ \t]*\n))+\$", re.S)
+BIB_FIELDS = ("note", "howpublished")
+REFERENCES_DOC = "references.md"
+
+
+def math_words(text: str) -> list[str]:
+    """The words of the ``\\text{...}`` parts of the formulas of a markdown
+    text (``$...$``, ``$$...$$``, ``{math}`` blocks), stripped, in order:
+    what a reader reads inside a formula."""
+    found = []
+    for span in _math_spans(text):
+        for m in _TEXT_CMD.finditer(span):
+            word = m.group(2).strip()
+            if _WORD.search(word):
+                found.append(word)
+    return found
+
+
+def _math_spans(text: str) -> list[str]:
+    spans = [m.group(0) for m in _MATH_SPAN.finditer(_without_code(text))]
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i].rstrip("\n"))
+        if m:
+            end = _fence_end(lines, i)
+            if m.group("info").strip().startswith("{math}"):
+                spans.append("".join(lines[i:end]))
+            i = end
+        else:
+            i += 1
+    return spans
+
+
+def _without_code(text: str) -> str:
+    """``text`` with fenced code blocks and inline code blanked out (a
+    directive's fence is kept, and its content looked into)."""
+    lines = text.splitlines(keepends=True)
+    out, i = [], 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i].rstrip("\n"))
+        if m:
+            end = _fence_end(lines, i)
+            if m.group("info").strip().startswith("{"):
+                closing = lines[end - 1:end] if end - 1 > i else []
+                inner = "".join(lines[i + 1:end - len(closing)])
+                out += [lines[i], _without_code(inner), *closing]
+            else:
+                out.append("\n" * (end - i))
+            i = end
+            continue
+        out.append(lines[i])
+        i += 1
+    return re.sub(r"(?<![`])`[^`\n]+`(?!`)", " ", "".join(out))
+
+
+def translate_math_words(text: str, catalog: dict, missing: list[str],
+                         where: str) -> str:
+    """``text`` with the words of its formulas' ``\\text{}`` translated
+    (the spaces around them kept)."""
+    def one_span(span):
+        def one(m):
+            inner = m.group(2)
+            word = inner.strip()
+            if not _WORD.search(word):
+                return m.group(0)
+            zh = catalog.get((MATH_WORDS, word))
+            if zh is None:
+                missing.append(f"{where}: {MATH_WORDS} {word!r}")
+                return m.group(0)
+            lead = inner[:len(inner) - len(inner.lstrip())]
+            trail = inner[len(inner.rstrip()):]
+            return m.group(1) + lead + zh + trail + m.group(3)
+        return _TEXT_CMD.sub(one, span)
+
+    if "\\text" not in text:
+        return text
+    for span in sorted(set(_math_spans(text)), key=len, reverse=True):
+        text = text.replace(span, one_span(span))
+    return text
+
+
+def figure_texts(cell) -> list[tuple[str, str]]:
+    """``(msgctxt, text)`` of a code cell's figure caption and alt text
+    (MyST-NB's ``mystnb`` metadata)."""
+    meta = cell.get("metadata", {}).get("mystnb", {})
+    found = []
+    caption = meta.get("figure", {}).get("caption")
+    if isinstance(caption, str) and _WORD.search(caption):
+        found.append((CAPTION, caption))
+    alt = meta.get("image", {}).get("alt")
+    if isinstance(alt, str) and _WORD.search(alt):
+        found.append((ALT, alt))
+    return found
+
+
+def _bib_fields(text: str):
+    """``(key, field, start, end)`` of the free-text fields (BIB_FIELDS) of
+    a .bib file; ``text[start:end]`` is the field's value inside its braces."""
+    key = None
+    for m in re.finditer(r"@\w+\s*\{\s*([^,\s]+)\s*,|\b(\w+)\s*=\s*\{", text):
+        if m.group(1):
+            key = m.group(1)
+            continue
+        name = m.group(2).lower()
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        if name in BIB_FIELDS and key:
+            yield key, name, m.end(), i - 1
+
+
+def bib_messages(root: Path = ROOT) -> list[tuple[str, str, str]]:
+    """``(msgctxt, value, location)`` of the notes of references.bib."""
+    path = Path(root) / "references.bib"
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    found = []
+    for key, name, start, end in _bib_fields(text):
+        value = text[start:end]
+        bare = re.sub(r"https?://\S+|\\texttt\{[^{}]*\}", " ", value)
+        if _WORD.search(bare):
+            found.append((BIB_NOTE, value, f"references.bib:{key}.{name}"))
+    return found
+
+
+def translated_bib(root: Path, catalog: dict, missing: list[str]) -> str:
+    """references.bib with its notes in Chinese."""
+    text = (Path(root) / "references.bib").read_text(encoding="utf-8")
+    out, last = [], 0
+    for key, name, start, end in _bib_fields(text):
+        value = text[start:end]
+        bare = re.sub(r"https?://\S+|\\texttt\{[^{}]*\}", " ", value)
+        if not _WORD.search(bare):
+            continue
+        zh = catalog.get((BIB_NOTE, value))
+        if zh is None:
+            missing.append(f"references.bib: {key}.{name} {_first_line(value)}")
+            continue
+        out += [text[last:start], zh]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def document_messages(doc: Path | str,
+                      root: Path = ROOT) -> list[tuple[str | None, str, str]]:
+    """``(msgctxt, msgid, location)`` of every message of a document: its
+    paragraphs (msgctxt None), then the words of its formulas, its figures'
+    captions and alt texts (notebooks), and, for the References page, the
+    notes of references.bib."""
+    doc = Path(doc)
+    path = Path(root) / doc
+    rel = doc.as_posix()
+    found: list[tuple[str | None, str, str]] = [
+        (None, u, loc) for u, loc in document_units(doc, root)]
+    if doc.suffix == ".ipynb":
+        nb = nbformat.read(path, as_version=4)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "markdown":
+                found += [(MATH_WORDS, w, f"{rel}:{index}")
+                          for w in math_words(cell.source)]
+            elif cell.cell_type == "code":
+                found += [(ctx, t, f"{rel}:{index}") for ctx, t in figure_texts(cell)]
+    else:
+        found += [(MATH_WORDS, w, rel) for w in
+                  math_words(path.read_text(encoding="utf-8"))]
+        if rel == REFERENCES_DOC:
+            found += bib_messages(root)
+    return found
+
+
 def book_units(root: Path = ROOT) -> list[tuple[str, str, str]]:
     """``(msgctxt, msgid, location)`` of _config.yml's title and author and
     _toc.yml's captions."""
@@ -549,9 +742,7 @@ def update(root: Path = ROOT, out=sys.stdout,
             raise ValueError(f"only: documents of the book (or _book), got "
                              f"{sorted(unknown)}")
         docs = [d for d in docs if d.as_posix() in wanted]
-    jobs = [(po_path_of(d, root),
-             [(None, u, loc) for u, loc in document_units(d, root)])
-            for d in docs]
+    jobs = [(po_path_of(d, root), document_messages(d, root)) for d in docs]
     if not only or "_book" in only:
         jobs.append((root / LOCALE_DIR / BOOK_PO, book_units(root)))
     for po, units in jobs:
@@ -670,7 +861,7 @@ def check(root: Path = ROOT, out=sys.stdout) -> list[str]:
         if not po.exists():
             continue
         for e in read_po(po)[1]:
-            if e.obsolete or e.msgctxt is not None:
+            if e.obsolete or e.msgctxt not in (None, CAPTION, ALT, BIB_NOTE):
                 continue
             for problem in check_entry(e.msgid, e.msgstr):
                 found.append(f"{po.relative_to(root).as_posix()}: "
@@ -721,17 +912,119 @@ def translate_text(text: str, catalog: dict, missing: list[str], where: str) -> 
             if translated is None:
                 missing.append(f"{where}: {_first_line(chunk)}")
                 translated = chunk
+            else:
+                translated = join_cjk_lines(translated)
             chunk = translated
         out.append(chunk)
-    return "".join(out)
+    return translate_math_words("".join(out), catalog, missing, where)
+
+
+_CJK = (r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf"
+        r"\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef")
+_CJK_END = re.compile(rf"[{_CJK}][*_]*$")
+_CJK_START = re.compile(rf"^\s*[*_]*[{_CJK}]")
+
+
+def join_cjk_lines(text: str) -> str:
+    """``text`` with the soft line breaks between two CJK characters
+    removed: Markdown renders a soft break as a space, which Chinese text
+    does not have. Fenced code and ``$$`` blocks are left alone, and so are
+    lines that end a paragraph or open a block (a CJK character cannot open
+    a list item, a heading or a table row)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    fence = None
+    directives: list[str] = []  # the fences of the directives open here
+    for line in lines:
+        stripped = line.strip()
+        if fence is None and directives and stripped and (
+                set(stripped) == {directives[-1][0]}
+                and len(stripped) >= len(directives[-1])):
+            directives.pop()  # a directive's closing fence
+            out.append(line)
+            continue
+        if fence is not None:
+            out.append(line)
+            if fence == "$$":
+                if stripped.startswith("$$") or stripped.endswith("$$"):
+                    fence = None
+            elif (stripped and set(stripped) == {fence[0]}
+                  and len(stripped) >= len(fence)):
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m and m.group("info").strip().startswith("{"):
+            directives.append(m.group("fence"))
+            out.append(line)
+            continue
+        if m:
+            fence = m.group("fence")
+            out.append(line)
+            continue
+        if stripped.startswith("$$") and not (
+                len(stripped) >= 4 and stripped.endswith("$$")):
+            fence = "$$"
+            out.append(line)
+            continue
+        if (out and fence is None and _CJK_START.match(line)
+                and _CJK_END.search(out[-1]) and out[-1].strip()
+                and not out[-1].lstrip().startswith(("|", "$$", ":::", "```"))
+                and not line.lstrip().startswith("|")):
+            out[-1] += line.lstrip()
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _translate_figure_texts(cell, catalog, missing, where):
+    """The figure caption and alt text of a code cell's metadata, in Chinese."""
+    meta = cell.get("metadata", {}).get("mystnb", {})
+    for ctx, part, name in ((CAPTION, "figure", "caption"), (ALT, "image", "alt")):
+        text = meta.get(part, {}).get(name)
+        if not (isinstance(text, str) and _WORD.search(text)):
+            continue
+        zh = catalog.get((ctx, text))
+        if zh is None:
+            missing.append(f"{where}: {ctx} {_first_line(text)}")
+        else:
+            meta[part][name] = zh
+
+
+def _translate_outputs(cell):
+    """Stored outputs, as the Chinese edition's kernel prints them
+    (``posenc_plots.printed``: the same label table)."""
+    from posenc_plots import printed
+
+    # one stream, as the Chinese kernel writes whole lines (a print with
+    # end="" and the next one are two stored outputs of the English run)
+    merged = []
+    for out in cell.get("outputs", []):
+        if (merged and out.get("output_type") == "stream"
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    cell["outputs"] = merged
+    for out in merged:
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            out["text"] = printed.translate(out["text"], "zh_CN")
+        data = out.get("data", {})
+        if "text/markdown" in data:
+            data["text/markdown"] = printed.translate(data["text/markdown"], "zh_CN")
 
 
 def translate_notebook(nb, po_path: Path | str, *, allow_missing: bool = False,
                        clear_outputs: bool = False, where: str = "notebook",
-                       missing: list[str] | None = None):
-    """A copy of notebook ``nb`` with its markdown cells translated from
-    ``po_path``; code and raw cells, metadata and attachments are untouched
-    (``clear_outputs`` empties the code cells' outputs and execution counts).
+                       missing: list[str] | None = None,
+                       translate_outputs: bool = False):
+    """A copy of notebook ``nb`` with its markdown cells, and its figures'
+    captions and alt texts (``mystnb`` metadata), translated from
+    ``po_path``; code and raw cells and the rest of the metadata are
+    untouched (``clear_outputs`` empties the code cells' outputs and
+    execution counts; ``translate_outputs`` instead translates the stored
+    printed outputs as the Chinese kernel prints them, for a build without
+    execution).
 
     A unit without a translation (or with a fuzzy one) raises
     ``MissingTranslations`` (a ValueError) listing them all, unless
@@ -747,9 +1040,13 @@ def translate_notebook(nb, po_path: Path | str, *, allow_missing: bool = False,
         if cell.cell_type == "markdown":
             cell.source = translate_text(cell.source, catalog, collect,
                                          f"{where}:{index}")
-        elif cell.cell_type == "code" and clear_outputs:
-            cell.outputs = []
-            cell.execution_count = None
+        elif cell.cell_type == "code":
+            _translate_figure_texts(cell, catalog, collect, f"{where}:{index}")
+            if clear_outputs:
+                cell.outputs = []
+                cell.execution_count = None
+            elif translate_outputs:
+                _translate_outputs(cell)
     # A slider cell's stored output says, in Chinese, to run it (issue 25).
     from posenc_plots.jupyter import set_fallbacks
     set_fallbacks(new, "zh_CN")
@@ -774,6 +1071,9 @@ def _translated_config(root: Path, book: dict, missing: list[str]) -> str:
     sphinx_config["posenc_other_edition"] = "../"
     sphinx_config["posenc_other_language"] = "en"
     sphinx_config["posenc_other_label"] = "English"
+    # _ext/posenc_bibliography.py: "Press 等人（2022）", "（Vaswani 等人，2017）"
+    if sphinx_config.get("bibtex_reference_style") == "author_year_round":
+        sphinx_config["bibtex_reference_style"] = "author_year_round_zh"
     # MathJax from the repository's node_modules (not copied)
     sphinx_config["posenc_mathjax"] = str(root / "node_modules" / "mathjax" / "es5")
     # The Chinese search splits words with jieba: the book's terms
@@ -797,8 +1097,39 @@ def _translated_toc(root: Path, book: dict, missing: list[str]) -> str:
     return yaml.safe_dump(toc, allow_unicode=True, sort_keys=False, width=88)
 
 
+ANCHORS = "_posenc_anchors.json"
+
+
+def heading_ids(text: str) -> list[str]:
+    """The ids that Sphinx gives the sections of a markdown text (its
+    headings, in order), as MyST and docutils make them: the Chinese
+    edition gives its sections the same ids (``_ext/posenc_i18n.py``), so
+    that a link to a section, and the language switch, land on the same
+    section in both editions."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    doctree = publish_doctree(text, parser=Parser(), settings_overrides={
+        "myst_enable_extensions": ["dollarmath", "amsmath", "colon_fence",
+                                   "deflist"],
+        "doctitle_xform": False, "auto_id_prefix": "id", "report_level": 5,
+        "halt_level": 5, "warning_stream": False})
+    return [section["ids"][0] if section["ids"] else ""
+            for section in doctree.findall(nodes.section)]
+
+
+def _english_headings(root: Path, doc: str) -> str:
+    """The markdown of a source document, its notebook's markdown cells
+    joined (code cells make no sections)."""
+    if doc.endswith(".ipynb"):
+        nb = nbformat.read(root / doc, as_version=4)
+        return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    return (root / doc).read_text(encoding="utf-8")
+
+
 MARKER = ".posenc-zh-src"
-COPIED = ("references.bib", "_assets", "_ext")
+COPIED = ("_assets", "_ext")
 
 
 def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
@@ -823,11 +1154,15 @@ def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
         if doc.endswith(".ipynb"):
             nb = nbformat.read(root / doc, as_version=4)
             zh = translate_notebook(nb, po, clear_outputs=clear_outputs, where=doc,
-                                    missing=missing)
+                                    missing=missing,
+                                    translate_outputs=not clear_outputs)
             files[doc] = nbformat.writes(zh) + "\n"
         else:
             text = (root / doc).read_text(encoding="utf-8")
             files[doc] = translate_text(text, load_catalog(po), missing, doc)
+    if (root / "references.bib").is_file():
+        files["references.bib"] = translated_bib(
+            root, load_catalog(po_path_of(REFERENCES_DOC, root)), missing)
     book = load_catalog(root / LOCALE_DIR / BOOK_PO)
     files["_config.yml"] = _translated_config(root, book, missing)
     files["_toc.yml"] = _translated_toc(root, book, missing)
@@ -851,6 +1186,10 @@ def build_zh(out: Path | str, root: Path = ROOT, *, allow_missing: bool = False,
     for rel, text in files.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_text(text, encoding="utf-8")
+    anchors = {Path(doc).with_suffix("").as_posix():
+               heading_ids(_english_headings(root, doc)) for doc in _toc_files(root)}
+    (out / ANCHORS).write_text(json.dumps(anchors, indent=1, ensure_ascii=False)
+                               + "\n", encoding="utf-8")
     for rel in _downloads(root, files):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / rel, out / rel)
