@@ -23,5 +23,8 @@ python tools/i18n.py build-zh _build/zh_src "${allow_missing[@]}"
 # POSENC_LANG: posenc_plots labels the figures in Chinese.
 POSENC_LANG=zh_CN jupyter-book build _build/zh_src --path-output _build/zh \
   -W -n --keep-going
+# The Chinese notebooks that learners open in Jupyter (_build/zh_src/chapters)
+# get the outputs the build just computed, Chinese figures included.
+cp _build/zh/_build/jupyter_execute/chapters/*.ipynb _build/zh_src/chapters/
 mv _build/zh/_build/html _build/html/zh
 echo "The book is in $PWD/_build/html/index.html (Chinese: _build/html/zh/index.html)"
