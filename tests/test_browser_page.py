@@ -1,0 +1,308 @@
+"""The book's pages as a reader sees them (issue 23), in headless Chromium.
+
+Every page of both editions is opened at a desktop width (1280 px) and a
+phone width (390 px), with the fixtures and the build of
+``tests/test_browser.py`` (the book built from the notebooks' stored
+outputs, the Chinese edition in ``zh/``). What is checked:
+
+* **Nothing cut off** (``test_nothing_cut_off``): the page never scrolls
+  sideways; no display equation is wider than the column at 1280 px; where
+  one must scroll (a long equation on a phone, a wide table) the scroller
+  draws the scroll cue of ``book.css``; no raw TeX outside math and code
+  (a ``$`` or a ``\\command`` in the text MathJax left alone, as a source
+  line beginning "- 2\\,PE" once made of a paragraph of chapter 5).
+* **A book's apparatus**: chapters are numbered in the navigation and in
+  their titles as the prose cites them (1, ..., 5, 5b, 6, ...), figures
+  and equations per chapter (``test_chapters_are_numbered``); an equation
+  reference written in parentheses prints them once
+  (``test_equation_references_have_single_parentheses``); one search box
+  in sight at either width (``test_one_search_box``).
+* **Checks folded** (``test_check_cells_are_folded``, no browser): a code
+  cell that only checks a claim (it asserts, prints and draws nothing, and
+  no later cell uses a name it defines) carries the ``hide-input`` tag, so
+  the page shows its code behind a "Show code cell source" toggle and the
+  visible code is the code that teaches; the page folds it
+  (``test_folded_cells_are_folded``).
+
+A full-page screenshot of every page at each width goes to
+``test-artifacts/`` (``$POSENC_ARTIFACTS``), named ``page-<width>-...``.
+"""
+
+import ast
+import json
+import re
+
+import pytest
+from test_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
+    PAGES,
+    ROOT,
+    Visit,
+    book_site,
+    browser,
+    edition_of,
+    server,
+    source_name,
+)
+
+WIDTHS = {"desktop": 1280, "phone": 390}
+CHAPTERS = [p for p in PAGES if source_name(p).startswith("chapters/")]
+
+PROBE = r"""() => {
+  const main = document.querySelector('main') || document.body;
+  const out = {};
+  const root = document.scrollingElement;
+  out.sideways = root.scrollWidth - document.documentElement.clientWidth;
+  const cue = el => {
+    const s = getComputedStyle(el);
+    return /auto|scroll/.test(s.overflowX) &&
+      (s.backgroundImage.match(/radial-gradient/g) || []).length >= 2;
+  };
+  out.equations = [...document.querySelectorAll(
+      'div.math mjx-container[display="true"]')].map(e => ({
+    id: (e.closest('div.math') || {}).id || '',
+    overflow: e.scrollWidth - e.clientWidth,
+    boxOverflow: e.closest('div.math').scrollWidth -
+      e.closest('div.math').clientWidth,
+    cue: cue(e)}));
+  out.tables = [...main.querySelectorAll('.pst-scrollable-table-container')]
+    .map(t => ({overflow: t.scrollWidth - t.clientWidth, cue: cue(t),
+                head: t.textContent.trim().slice(0, 40)}));
+  const skip = 'mjx-container, code, pre, script, style, .cell_input, '
+    + '.cell_output, .math, .posenc-widget, kbd, textarea';
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  out.rawTex = [];
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (node.parentElement.closest(skip)) continue;
+    const text = node.textContent;
+    if (/\$|\\[a-zA-Z]+/.test(text)) out.rawTex.push(text.trim().slice(0, 100));
+  }
+  out.search = [...document.querySelectorAll(
+      'button.search-button__button, input[type="search"], form.bd-search')]
+    .filter(e => !e.closest('article'))  // search.html's own form
+    .filter(e => { const r = e.getBoundingClientRect();
+      return e.offsetParent && r.width > 0 && r.height > 0 &&
+        getComputedStyle(e).visibility !== 'hidden'; }).length;
+  out.figures = [...main.querySelectorAll('img')]
+    .filter(i => /_images\/.*\.png$/.test(i.getAttribute('src') || ''))
+    .map(i => ({src: i.currentSrc, width: i.getBoundingClientRect().width,
+                natural: i.naturalWidth,
+                top: i.getBoundingClientRect().top + window.scrollY}));
+  out.nav = [...document.querySelectorAll('.bd-sidebar-primary li.toctree-l1 > a')]
+    .map(a => [a.getAttribute('href'), a.textContent.trim()]);
+  const h1 = main.querySelector('article section h1');
+  out.title = h1 ? h1.textContent.trim() : '';
+  out.captions = [...main.querySelectorAll('.caption-number')]
+    .map(e => e.textContent.trim());
+  out.eqnos = [...main.querySelectorAll('div.math span.eqno')]
+    .map(e => e.firstChild.textContent.trim());
+  out.text = main.innerText;
+  out.folded = [...main.querySelectorAll('.cell.tag_hide-input')].filter(c => {
+    const d = c.querySelector('details.hide');
+    const input = c.querySelector('.cell_input');
+    return d && !d.open && (!input || !input.offsetParent ||
+                            input.closest('details') === d);
+  }).length;
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def probe(browser, server):  # noqa: F811
+    """The probe of a page at a width: one visit each, reused."""
+    seen = {}
+
+    def get(name, width):
+        if (name, width) not in seen:
+            visit = PhoneVisit(browser, server + name, WIDTHS[width])
+            try:
+                seen[name, width] = visit.page.evaluate(PROBE)
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                shot = f"page-{WIDTHS[width]}-{name.replace('/', '__')}.png"
+                visit.page.screenshot(path=ARTIFACTS / shot, full_page=True)
+            finally:
+                visit.close()
+        return seen[name, width]
+
+    return get
+
+
+class PhoneVisit(Visit):
+    """A Visit at a given viewport width (set before the page loads)."""
+
+    def __init__(self, context, url, width):
+        real_new_page = context.new_page
+
+        def new_page():
+            page = real_new_page()
+            page.set_viewport_size({"width": width, "height": 900})
+            return page
+
+        class Context:
+            def __getattr__(self, name):
+                return getattr(context, name)
+
+        wrapped = Context()
+        wrapped.new_page = new_page
+        super().__init__(wrapped, url)
+
+
+# ------------------------------------------------------- nothing cut off
+
+
+def raw_tex(texts):
+    """Texts with a $ or a \\command that MathJax did not typeset."""
+    return [t for t in texts if re.search(r"\$|\\[a-zA-Z]+", t)]
+
+
+def test_raw_tex_check_bites():
+    assert raw_tex(["so $\\lVert PE(m)", "2,PE(m)\\cdot PE(\\ell)$."])
+    assert not raw_tex(["costs 2 dollars", "a/b (c)"])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", PAGES)
+def test_nothing_cut_off(probe, name, width):
+    found = probe(name, width)
+    assert found["sideways"] <= 0, (
+        f"{name} at {width}: the page scrolls {found['sideways']} px sideways")
+    bad = []
+    for eq in found["equations"]:
+        if width == "desktop" and max(eq["overflow"], eq["boxOverflow"]) > 1:
+            bad.append(f"equation {eq['id']} is {eq['overflow']} px wider "
+                       "than the column: break it into aligned lines")
+        if not eq["cue"]:
+            bad.append(f"equation {eq['id']} scrolls without the scroll cue")
+    for table in found["tables"]:
+        if not table["cue"]:
+            bad.append(f"table {table['head']!r} has no scroll cue")
+        if width == "desktop" and table["overflow"] > 1:
+            bad.append(f"table {table['head']!r} is cut off by "
+                       f"{table['overflow']} px")
+    assert not bad, f"{name} at {width}:\n" + "\n".join(bad)
+    assert not raw_tex(found["rawTex"]), (
+        f"{name}: raw TeX outside math and code: {found['rawTex']}")
+
+
+# ------------------------------------------------------------ apparatus
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", PAGES)
+def test_one_search_box(probe, name, width):
+    assert probe(name, width)["search"] == 1, (
+        f"{name} at {width}: {probe(name, width)['search']} search boxes in "
+        "sight")
+
+
+def chapter_label(name):
+    """chapters/05b_t5_alibi -> 5b (as the prose cites it)."""
+    match = re.match(r"chapters/0*(\d+)([a-z]?)_", source_name(name))
+    return match.group(1) + match.group(2)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapters_are_numbered(probe, name):
+    found = probe(name, "desktop")
+    label = chapter_label(name)
+    assert found["title"].startswith(f"{label}. "), found["title"]
+    chapters = {href.rsplit("/", 1)[-1]: text for href, text in found["nav"]
+                if re.match(r"(\.\./)?(chapters/)?\d\d[a-z]?_\w+\.html$", href)
+                or href == "#"}
+    numbered = [text for text in chapters.values()]
+    assert len(numbered) == len(CHAPTERS) // 2, found["nav"]
+    expected = [chapter_label(p) for p in CHAPTERS if not edition_of(p)]
+    assert [t.split(".")[0] for t in numbered] == expected, numbered
+    figure = re.compile(rf"^(Fig\.|图) {re.escape(label)}\.(\d+)")
+    numbers = [int(figure.match(c).group(2)) for c in found["captions"]
+               if figure.match(c)]
+    assert len(numbers) == len(found["captions"]), found["captions"]
+    assert numbers == list(range(1, len(numbers) + 1)), found["captions"]
+    assert found["eqnos"] == [f"({label}.{k})" for k in
+                              range(1, len(found["eqnos"]) + 1)], found["eqnos"]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_equation_references_have_single_parentheses(probe, name):
+    doubled = re.findall(r".{0,30}[(（]\(\d[\w.]*\).{0,10}",
+                         probe(name, "desktop")["text"])
+    assert not doubled, f"{name}: {doubled}"
+
+
+# ---------------------------------------------------------- checks folded
+
+
+def _loads(tree):
+    return {n.id for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _defines(tree):
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).split(".")[0])
+    return out
+
+
+def _parse(source):
+    try:
+        return ast.parse(source)
+    except SyntaxError:  # a cell magic
+        return None
+
+
+def check_cells(cells):
+    """Indices of the code cells that only check a claim: they assert,
+    show nothing (no print, display or plot, no output) and define no name
+    that a later cell uses."""
+    trees = [_parse("".join(c["source"])) if c["cell_type"] == "code"
+             else None for c in cells]
+    found = []
+    for i, (cell, tree) in enumerate(zip(cells, trees, strict=True)):
+        if tree is None or cell.get("outputs"):
+            continue
+        calls = [ast.unparse(n.func) for n in ast.walk(tree)
+                 if isinstance(n, ast.Call)]
+        if not any(isinstance(n, ast.Assert) for n in ast.walk(tree)) or any(
+                c in ("print", "display") or "plot" in c or "show" in c
+                for c in calls):
+            continue
+        later = set().union(*[_loads(t) for t in trees[i + 1:] if t])
+        if not _defines(tree) & later:
+            found.append(i)
+    return found
+
+
+def test_check_cell_rule_bites():
+    code = [{"cell_type": "code", "source": s, "outputs": []} for s in (
+        "x = 1\nassert x == 1", "y = 2\nassert y", "print(y)",
+        "assert True\nprint('ok')")]
+    assert check_cells(code) == [0]
+
+
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_check_cells_are_folded(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    unfolded = [i for i in check_cells(cells) if "hide-input" not in
+                cells[i].get("metadata", {}).get("tags", [])]
+    assert not unfolded, (
+        f"{path.name}: cells {unfolded} only check a claim: tag them "
+        "hide-input")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_folded_cells_are_folded(probe, name):
+    path = ROOT / (source_name(name) + ".ipynb")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    tagged = sum("hide-input" in c.get("metadata", {}).get("tags", [])
+                 for c in cells)
+    assert probe(name, "desktop")["folded"] == tagged
