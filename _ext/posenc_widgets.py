@@ -9,7 +9,11 @@ A Sphinx extension, registered in ``_config.yml`` under
    ``<input type=range>`` per :class:`posenc_plots.Slider` of the
    :class:`posenc_plots.Interactive` called ``<name>`` in
    ``posenc_plots.<module>.INTERACTIVE`` (so the ranges are read from the
-   Python specs and cannot drift), a canvas and a caption. The figure is
+   Python specs and cannot drift), a canvas and a caption. When the
+   ``Interactive`` names a static figure of the page (``replaces``), the
+   live figure goes into that figure instead, in its place, with its number
+   and caption: one figure, not two (the PNG stays for readers without
+   JavaScript, and in Jupyter). The figure is
    drawn by ``_assets/posenc/posenc.js`` (the formulas of ``posenc_core``
    in JavaScript, a small canvas plotter and the slider runtime) and the
    chapter's ``_assets/posenc/<module>.js``, loaded only on pages that use
@@ -137,13 +141,14 @@ def decimals(step):
 def readout(slider, position):
     """The text shown next to a slider (and read by screen readers).
 
-    Integer sliders show the integer; other linear sliders show as many
-    decimals as their step has; log sliders show ``10**position`` with
+    Integer sliders show the integer (with thousands separators, as the
+    prose and the figures' titles write numbers); other linear sliders show
+    as many decimals as their step has; log sliders show ``10**position`` with
     thousands separators above 1000 and four significant digits below.
     ``posenc.js`` formats the same way (the browser tests check it).
     """
     if slider.is_int:
-        return str(int(round(position)))
+        return f"{int(round(position)):,}"
     if not slider.log:
         return f"{position:.{decimals(slider.step)}f}"
     value = 10.0**position
@@ -175,10 +180,13 @@ def spec_json(key, fig, lang=None):
     }
 
 
-def widget_html(key, fig, uid, lang=None):
+def widget_html(key, fig, uid, lang=None, host=False):
     """The live figure's HTML: sliders (disabled until the script runs).
 
     ``lang``: the language of its words (default: ``$POSENC_LANG``).
+    ``host``: it goes into a static figure (``Interactive.replaces``),
+    whose number and caption it takes: no caption and no ``<noscript>``
+    of its own (without JavaScript the static figure's PNG shows).
     """
     esc = html.escape
     page = _i18n().PAGE.get(lang)
@@ -199,11 +207,17 @@ def widget_html(key, fig, uid, lang=None):
         )
     caption = esc(fig.text(fig.caption, lang))
     spec = esc(json.dumps(spec_json(key, fig, lang)), quote=True)
-    return (
-        f'<div class="posenc-widget" id="{uid}" data-posenc-key="{esc(key)}" '
+    head = (
+        f'<div class="posenc-widget{" posenc-in-figure" if host else ""}" '
+        f'id="{uid}" data-posenc-key="{esc(key)}" '
         f'data-posenc-state="static" data-posenc-spec="{spec}">\n'
         f'<div class="posenc-controls" role="group" '
-        f'aria-label="{esc(page["sliders"])}">{"".join(rows)}</div>\n'
+        f'aria-label="{esc(page["sliders"])}">{"".join(rows)}</div>\n')
+    if host:
+        return (head + f'<canvas class="posenc-canvas" role="img" '
+                f'aria-label="{caption}"></canvas>\n</div>\n')
+    return (
+        head +
         f'<figure class="posenc-figure">'
         f'<canvas class="posenc-canvas" role="img" '
         f'aria-label="{caption}"></canvas>'
@@ -265,18 +279,53 @@ def add_widgets(app, doctree):
                 f"posenc_widget {key!r}: {script.name} does not register "
                 f"{json.dumps(key)}", location=node)
             continue
+        host = None
+        if fig.replaces:
+            host = next((f for f in doctree.findall(nodes.figure)
+                         if fig.replaces in f["ids"]), None)
+            if host is None:
+                logger.warning(
+                    f"posenc_widget {key!r}: no figure named "
+                    f"{fig.replaces!r} on this page (Interactive.replaces "
+                    "names the static figure the live one replaces)",
+                    location=node)
+                continue
         count += 1
         uid = f"posenc-{count}"
-        raw = nodes.raw("", widget_html(key, fig, uid,
-                                        build_language(app.config)),
+        lang = build_language(app.config)
+        raw = nodes.raw("", widget_html(key, fig, uid, lang,
+                                        host=host is not None),
                         format="html")
-        node.parent.insert(node.parent.index(node) + 1, raw)
+        if host is None:
+            node.parent.insert(node.parent.index(node) + 1, raw)
+        else:
+            place_in_figure(host, raw, lang)
         modules.add(module_name)
     pages = _env_pages(env)
     if modules:
         pages[docname] = sorted(modules)
     else:
         pages.pop(docname, None)
+
+
+def place_in_figure(figure, raw, lang):
+    """Put the live figure ``raw`` into the static ``figure`` node.
+
+    It keeps the figure's number, name and caption (its PNG shows until the
+    canvas is drawn, and without JavaScript: ``posenc.css``); the note on
+    the sliders is added to the caption, shown once they work.
+    """
+    if any(isinstance(child, nodes.raw) and "posenc-widget" in child.astext()
+           for child in figure.children):
+        raise ExtensionError(
+            f"two live figures replace the figure {figure['ids']}")
+    figure["classes"].append("posenc-host")
+    figure.insert(0, raw)
+    note = html.escape(_i18n().PAGE.get(lang)["note"])
+    for caption in figure.findall(nodes.caption):
+        caption.append(nodes.raw(
+            "", f' <span class="posenc-note">{note}</span>', format="html"))
+        break
 
 
 def purge_doc(app, env, docname):

@@ -89,6 +89,12 @@ class Interactive:
     ``labels``: the :class:`posenc_plots.i18n.Labels` table (or tables) of
     the figure's words, its English slider labels and caption among them;
     :meth:`text` gives them in the current language.
+
+    ``replaces``: the name (``mystnb.figure.name``) of the chapter's static
+    figure that draws this figure at the sliders' defaults. In the HTML book
+    the live figure takes that figure's place, number and caption (its PNG
+    stays for readers without JavaScript; ``_ext/posenc_widgets.py``); empty:
+    the live figure stands on its own, under its slider cell.
     """
 
     name: str
@@ -97,6 +103,7 @@ class Interactive:
     caption: str = ""
     live: object = None
     labels: object = ()
+    replaces: str = ""
 
     def defaults(self):
         return {

@@ -76,8 +76,8 @@ _ATTENTION = Labels("ch01_order:attention_with_position", {
     "ylabel": "query word",
     "suptitle": ("amplitude of the position encoding = {amplitude:g}, "
                  "d_model = {d_model}"),
-    "amplitude": "amplitude of the position encoding",
-    "d_model": "d_model",
+    "amplitude": "encoding amplitude",
+    "d_model": "model width d_model",
     "caption": ("Attention weights of the two phrases, indexed by word. "
                 "With amplitude 0 they are equal; position makes them "
                 "differ."),
@@ -322,6 +322,7 @@ ATTENTION_WITH_POSITION = Interactive(
     caption=_ATTENTION.en["caption"],
     live=live_attention,
     labels=(_ATTENTION, WORDS),
+    replaces="fig-ch01-order-heatmaps",
 )
 
 INTERACTIVE = (ATTENTION_WITH_POSITION,)

@@ -58,9 +58,9 @@ _EXPLORE = Labels("ch02_formula:explore_encoding", {
     "ylabel_vector": "value",
     "title_heatmap": "d_model = {d_model}, base = {base:.3g}",
     "title_vector": "PE({pos})",
-    "d_model": "d_model",
-    "base": "base",
-    "pos": "pos",
+    "d_model": "model width d_model",
+    "base": "base b",
+    "pos": "position pos",
     "caption": ("The encoding matrix, a few of its columns as waves, and "
                 "the encoding vector of one position."),
 })
@@ -306,6 +306,7 @@ EXPLORE_ENCODING = Interactive(
     caption=_EXPLORE.en["caption"],
     live=live_encoding,
     labels=_EXPLORE,
+    replaces="fig-ch02-explore",
 )
 
 INTERACTIVE = (EXPLORE_ENCODING,)

@@ -40,8 +40,8 @@ _WAVELENGTHS = Labels("ch03_frequencies:ch03_wavelengths", {
     "slow": "wavelength > {seq_len:g} ({count} pairs)",
     "title": ("d_model={d_model}, base={base}: longest wavelength "
               "{longest:,.1f}"),
-    "d_model": "d_model",
-    "base": "base",
+    "d_model": "model width d_model",
+    "base": "base b",
     "seq_len": "sequence length",
     "caption": ("Wavelength of each sin/cos pair; pairs longer than the "
                 "sequence are drawn in orange."),
@@ -64,8 +64,8 @@ _DISTANCE = Labels("ch03_frequencies:ch03_distance", {
     "neighbour": "neighbour distance {distance:.3f}",
     "nearest": "nearest: Δ={nearest}, distance {distance:.3f}",
     "title": "d_model={d_model}, base={base}",
-    "d_model": "d_model",
-    "base": "base",
+    "d_model": "model width d_model",
+    "base": "base b",
     "caption": "Distance between two positions Δ apart, for shifts up to "
                "1,000.",
 })

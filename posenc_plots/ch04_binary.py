@@ -47,9 +47,9 @@ _POSITION = Labels("ch04_binary:ch04_position", {
     "title_overflow": ("pos={pos}: the {n_bits}-bit counter rolls over\n"
                        "and shows {shown} = {bits}"),
     "title_encoding": "PE(pos={pos}), d_model={d_model}, base={base:g}",
-    "pos": "pos",
-    "n_bits": "bits",
-    "d_model": "d_model",
+    "pos": "position pos",
+    "n_bits": "number of bits",
+    "d_model": "model width d_model",
     "caption": "The bits of pos and its sinusoidal encoding side by side.",
 })
 _STEPS = Labels("ch04_binary:plot_neighbour_steps", {
@@ -232,6 +232,7 @@ POSITION = Interactive(
     caption=_POSITION.en["caption"],
     live=live_position,
     labels=_POSITION,
+    replaces="fig-ch04-position",
 )
 
 INTERACTIVE = (POSITION,)

@@ -56,8 +56,8 @@ _SHIFT = Labels("ch05_relative:ch05_shift_matrix", {
     "ylabel": "output dimension",
     "title": "shift matrix for $\\Delta$ = {k:g}, d_model = {d_model}",
     "k": "shift Δ",
-    "d_model": "d_model",
-    "base": "base",
+    "d_model": "model width d_model",
+    "base": "base b",
     "caption": ("The shift matrix is block-diagonal: one 2x2 rotation by "
                 "Delta times omega_i per sin/cos pair."),
 })
@@ -67,8 +67,8 @@ _DOT = Labels("ch05_relative:ch05_dot_vs_distance", {
     "xlabel": "relative position r = ℓ − m (key − query)",
     "ylabel": "PE(m) · PE(ℓ)",
     "title": "d_model = {d_model}, base = {base:g}",
-    "d_model": "d_model",
-    "base": "base",
+    "d_model": "model width d_model",
+    "base": "base b",
     "caption": "PE(m)·PE(ℓ) depends on r = ℓ − m only and is symmetric.",
 })
 _PROJECTED = Labels("ch05_relative:ch05_projected_scores", {
@@ -77,9 +77,9 @@ _PROJECTED = Labels("ch05_relative:ch05_projected_scores", {
     "plain": "no projection",
     "random": "random $W_Q, W_K$ (seed {seed})",
     "shift": "$W_Q = I$, $W_K = M_{{{k}}}^T$",
-    "d_model": "d_model",
+    "d_model": "model width d_model",
     "k": "shift Δ",
-    "seed": "seed",
+    "seed": "random seed",
     "caption": ("Position-only scores: raw, with random projections, and "
                 "with a shift head."),
 })
@@ -88,8 +88,8 @@ _SHAW = Labels("ch05_relative:ch05_shaw_index", {
     "ylabel": "query position m",
     "title": ("clip(ℓ − m, ±r_max), r_max = {max_distance}: {rows} table "
               "rows"),
-    "n": "length n",
-    "max_distance": "clip r_max",
+    "n": "sequence length n",
+    "max_distance": "clipping distance r_max",
     "caption": ("Which row of the (2 r_max + 1)-row table each query-key "
                 "pair uses."),
 })
@@ -100,8 +100,8 @@ _MEMORY = Labels("ch05_relative:ch05_memory", {
     "xlabel": "max_len",
     "ylabel": "bytes in float32",
     "title": "d = {d_model}",
-    "d_model": "d",
-    "max_distance": "clip r_max",
+    "d_model": "model width d",
+    "max_distance": "clipping distance r_max",
     "caption": ("Memory of a full max_len x max_len x d table against the "
                 "(2 max_len - 1) x d and (2 r_max + 1) x d tables."),
 })
@@ -115,8 +115,8 @@ _T5 = Labels("ch05_relative:ch05_t5_buckets", {
     "bidirectional": "bidirectional (encoder)",
     "causal": "causal (decoder)",
     "title": "{kind}: {num_buckets} buckets, max_distance = {max_distance}",
-    "num_buckets": "num_buckets",
-    "max_distance": "max_distance",
+    "num_buckets": "number of buckets",
+    "max_distance": "max distance",
     "caption": "T5 buckets: exact near the query, logarithmic far away.",
 })
 _SLOPES = Labels("ch05_relative:alibi_slopes", {
@@ -131,8 +131,8 @@ _ALIBI_BIAS = Labels("ch05_relative:ch05_alibi_bias", {
     "ylabel": "query position m",
     "tile": "$a = 2^{{{exponent:g}}}$",
     "title": "ALiBi bias, n = {n}: one tile per head",
-    "n_heads": "heads",
-    "n": "length n",
+    "n_heads": "number of heads",
+    "n": "sequence length n",
     "caption": ("ALiBi's bias per head: steep slopes look close, gentle "
                 "slopes look far."),
 })
@@ -142,9 +142,9 @@ _ALIBI_ATTENTION = Labels("ch05_relative:ch05_alibi_attention", {
     "ylabel": "query position m",
     "tile": "head {head}",
     "title": "causal attention with ALiBi, content = {content:g}",
-    "n_heads": "heads",
-    "n": "length n",
-    "content": "content",
+    "n_heads": "number of heads",
+    "n": "sequence length n",
+    "content": "content weight",
     "caption": ("Causal attention weights with ALiBi; content scales the "
                 "query projection."),
 })
@@ -552,48 +552,56 @@ def _slider(table, name, *args, **kwargs):
     return Slider(name, *args, label=table.en[name], **kwargs)
 
 
-def _interactive(name, plot, live, table, sliders):
+def _interactive(name, plot, live, table, sliders, replaces=""):
     return Interactive(name=name, plot=plot, live=live, sliders=sliders,
-                       caption=table.en["caption"], labels=table)
+                       caption=table.en["caption"], labels=table,
+                       replaces=replaces)
 
 
 SHIFT_MATRIX = _interactive(
     "ch05_shift_matrix", shift_matrix, live_shift_matrix, _SHIFT,
     (_slider(_SHIFT, "k", -8, 8, 0.25, 3.0, continuous=True),
      _slider(_SHIFT, "d_model", 2, 64, 2, 16, continuous=True),
-     _slider(_SHIFT, "base", 1, 5, 0.5, 4, log=True, continuous=True)))
+     _slider(_SHIFT, "base", 1, 5, 0.5, 4, log=True, continuous=True)),
+    replaces="fig-ch05-shift-matrix")
 
 DOT_VS_DISTANCE = _interactive(
     "ch05_dot_vs_distance", dot_vs_distance, live_dot_vs_distance, _DOT,
     (_slider(_DOT, "d_model", 2, 256, 2, 64, continuous=True),
-     _slider(_DOT, "base", 1, 5, 0.5, 4, log=True, continuous=True)))
+     _slider(_DOT, "base", 1, 5, 0.5, 4, log=True, continuous=True)),
+    replaces="fig-ch05-dot-vs-distance")
 
 PROJECTED_SCORES = _interactive(
     "ch05_projected_scores", projected_scores, live_projected_scores,
     _PROJECTED,
     (_slider(_PROJECTED, "d_model", 2, 128, 2, 64, continuous=True),
      _slider(_PROJECTED, "k", 0, 16, 1, 5, continuous=True),
-     _slider(_PROJECTED, "seed", 0, 9, 1, 0, continuous=True)))
+     _slider(_PROJECTED, "seed", 0, 9, 1, 0, continuous=True)),
+    replaces="fig-ch05-projected-scores")
 
 SHAW_INDEX = _interactive(
     "ch05_shaw_index", shaw_index, live_shaw_index, _SHAW,
     (_slider(_SHAW, "n", 2, 16, 1, 9),
-     _slider(_SHAW, "max_distance", 0, 15, 1, 3, continuous=True)))
+     _slider(_SHAW, "max_distance", 0, 15, 1, 3, continuous=True)),
+    replaces="fig-ch05-shaw-index")
 
 MEMORY = _interactive(
     "ch05_memory", memory_cost, live_memory_cost, _MEMORY,
     (_slider(_MEMORY, "d_model", 64, 4096, 64, 512, continuous=True),
-     _slider(_MEMORY, "max_distance", 1, 256, 1, 16, continuous=True)))
+     _slider(_MEMORY, "max_distance", 1, 256, 1, 16, continuous=True)),
+    replaces="fig-ch05-memory")
 
 T5_BUCKETS = _interactive(
     "ch05_t5_buckets", t5_buckets, live_t5_buckets, _T5,
     (_slider(_T5, "num_buckets", 4, 64, 2, 32, continuous=True),
-     _slider(_T5, "max_distance", 40, 512, 8, 128, continuous=True)))
+     _slider(_T5, "max_distance", 40, 512, 8, 128, continuous=True)),
+    replaces="fig-ch05b-t5-buckets")
 
 ALIBI_BIASES = _interactive(
     "ch05_alibi_bias", alibi_biases, live_alibi_biases, _ALIBI_BIAS,
     (_slider(_ALIBI_BIAS, "n_heads", 1, 16, 1, 8, continuous=True),
-     _slider(_ALIBI_BIAS, "n", 2, 32, 1, 12, continuous=True)))
+     _slider(_ALIBI_BIAS, "n", 2, 32, 1, 12, continuous=True)),
+    replaces="fig-ch05b-alibi-bias")
 
 ALIBI_ATTENTION = _interactive(
     "ch05_alibi_attention", alibi_attention, live_alibi_attention,
@@ -601,7 +609,8 @@ ALIBI_ATTENTION = _interactive(
     (_slider(_ALIBI_ATTENTION, "n_heads", 1, 16, 1, 8, continuous=True),
      _slider(_ALIBI_ATTENTION, "n", 2, 32, 1, 16, continuous=True),
      _slider(_ALIBI_ATTENTION, "content", 0.0, 4.0, 0.5, 0.0,
-             continuous=True)))
+             continuous=True)),
+    replaces="fig-ch05b-alibi-attention")
 
 INTERACTIVE = (
     SHIFT_MATRIX,

@@ -46,7 +46,7 @@ _ROTATING = Labels("ch06_rope:ch06_rotating_pair", {
               "q.k = {score:.3f}, depends on \u2113-m={distance} only"),
     "m": "query position m",
     "n": "key position \u2113",
-    "pair": "pair i (head_dim 8)",
+    "pair": "pair i (head width 8)",
     "caption": ("One pair of a query and a key, rotated by their positions; "
                 "their dot product depends on \u2113 - m only."),
 })
@@ -61,8 +61,8 @@ _DECAY = Labels("ch06_rope:ch06_decay_bound", {
     "ylabel": "relative upper bound",
     "title": ("head_dim={head_dim}, base={base}: bound {first:.1f} at 0, "
               "{last:.2f} at {max_distance}"),
-    "head_dim": "head_dim",
-    "base": "base",
+    "head_dim": "head width head_dim",
+    "base": "base b",
     "max_distance": "largest distance",
     "caption": "RoFormer's relative upper bound against relative distance.",
 })
@@ -350,6 +350,7 @@ ROTATING_PAIR = Interactive(
     ),
     caption=_ROTATING.en["caption"],
     labels=_ROTATING,
+    replaces="fig-ch06-rotating-pair",
 )
 
 DECAY_BOUND = Interactive(
@@ -366,6 +367,7 @@ DECAY_BOUND = Interactive(
     ),
     caption=_DECAY.en["caption"],
     labels=_DECAY,
+    replaces="fig-ch06-decay",
 )
 
 INTERACTIVE = (ROTATING_PAIR, DECAY_BOUND)

@@ -302,6 +302,7 @@ TURNS = Interactive(
     sliders=_SLIDERS,
     caption=_TURNS.en["caption"],
     labels=(_TURNS, LABELS),
+    replaces="fig-ch07-turns-all",
 )
 
 WAVELENGTHS = Interactive(
@@ -311,6 +312,7 @@ WAVELENGTHS = Interactive(
     sliders=_SLIDERS,
     caption=_WAVELENGTHS.en["caption"],
     labels=(_WAVELENGTHS, LABELS),
+    replaces="fig-ch07-wavelengths",
 )
 
 INTERACTIVE = (WAVELENGTHS, TURNS)

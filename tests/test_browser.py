@@ -838,8 +838,13 @@ def test_widget(pages, name, key, monkeypatch):
                 "id => { const e = document.getElementById(id); return "
                 "[+e.min, +e.max, +e.step, e.disabled, e.type]; }", sid)
             assert attrs == [s.min, s.max, s.step, False, "range"], attrs
-        assert page.text_content(f"#{wid} figcaption").startswith(
-            fig_spec.text(fig_spec.caption))
+        if fig_spec.replaces:  # the static figure's caption, and the note
+            caption = page.text_content(f"figure.posenc-host:has(#{wid}) "
+                                        "figcaption")
+            assert caption.strip() and PAGE_WORDS(name)["note"] in caption
+        else:
+            assert page.text_content(f"#{wid} figcaption").startswith(
+                fig_spec.text(fig_spec.caption))
         page.locator(f"#{wid}").screenshot(
             path=_artifact(name, key, "default"))
         check_state(page, wid, fig_spec,
@@ -1088,6 +1093,178 @@ def test_live_figure_layout(pages, phone_pages, name, key, width):
         assert not bad, f"{key} at {width} px:\n" + "\n".join(bad[:12])
         assert len(heights) == 1, f"{key} at {width} px: heights {heights}"
     assert not visit.errors, visit.errors
+
+
+# ------------------------------------------- live figures on the page
+
+
+def PAGE_WORDS(name):
+    """The words around a live figure, in the edition of page ``name``."""
+    from posenc_plots import i18n
+    return i18n.PAGE.get("zh_CN" if edition_of(name) else "en")
+
+
+HOSTED = [(name, key) for name, key in WIDGETS + ZH_WIDGETS
+          if INTERACTIVE[key].replaces]
+
+FIGURE_STATE = """([id, figId]) => {
+  const w = document.getElementById(id), f = document.getElementById(figId);
+  const shown = e => !!e && getComputedStyle(e).display !== 'none' &&
+    e.getBoundingClientRect().height > 0;
+  return {
+    inFigure: !!f && f.contains(w), live: !!f && f.classList.contains('posenc-live'),
+    img: !!f && shown(f.querySelector(':scope > img')),
+    canvas: shown(w.querySelector('canvas')), widget: shown(w),
+    number: f ? (f.querySelector('figcaption .caption-number') || {})
+      .textContent : null,
+    figures: [...document.querySelectorAll('figure')].filter(x => x.contains(w)).length,
+    standalone: !!w.querySelector('figcaption'),
+  };
+}"""
+
+
+def test_most_live_figures_replace_a_static_one():
+    """13 of the 17 live figures sat under a static copy: those name it."""
+    if TOC != ROOT / "_toc.yml":
+        pytest.skip("a custom toc is in use")
+    assert len({key for _, key in HOSTED}) >= 13
+
+
+@pytest.mark.parametrize("name,key", HOSTED)
+def test_live_figure_takes_the_static_place(pages, name, key):
+    """The live figure sits in the static figure's place: inside it, with
+    its number and caption, the PNG hidden while the canvas shows."""
+    fig_spec = INTERACTIVE[key]
+    page = pages(name).page
+    for wid in _widget_ids(page, key):
+        got = page.evaluate(FIGURE_STATE, [wid, fig_spec.replaces])
+        assert got["inFigure"] and got["live"], (key, got)
+        assert got["canvas"] and got["widget"] and not got["img"], (key, got)
+        assert got["number"] and got["number"].strip(), (key, got)
+        assert got["figures"] == 1 and not got["standalone"], (key, got)
+
+
+def test_without_javascript_the_static_figures_show(browser, server):
+    """With scripts off, each host figure shows its PNG and no sliders."""
+    names = sorted({name for name, _ in HOSTED})
+    for name in names:
+        page = browser.new_page()
+        try:
+            cdp = browser.new_cdp_session(page)
+            cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+            page.goto(server + name, wait_until="load")
+            for key in {k for n, k in HOSTED if n == name}:
+                fig_id = INTERACTIVE[key].replaces
+                got = page.evaluate("""id => {
+                  const f = document.getElementById(id);
+                  const img = f.querySelector(':scope > img');
+                  const w = f.querySelector('.posenc-widget');
+                  return [img.getBoundingClientRect().height,
+                          getComputedStyle(w).display];
+                }""", fig_id)
+                assert got[0] > 50 and got[1] == "none", (name, key, got)
+        finally:
+            page.close()
+
+
+STICKY = """id => {
+  const w = document.getElementById(id), c = w.querySelector('canvas');
+  const r = c.getBoundingClientRect();
+  window.scrollBy(0, r.bottom - window.innerHeight + 4);
+  const k = w.querySelector('.posenc-controls').getBoundingClientRect();
+  const h = document.querySelector('.bd-header-article');
+  const below = h ? h.getBoundingClientRect().bottom : 0;
+  return {top: k.top, bottom: k.bottom, header: below, view: window.innerHeight,
+          canvasBottom: c.getBoundingClientRect().bottom,
+          tall: r.height + k.height > window.innerHeight - below};
+}"""
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("name,key", WIDGETS + ZH_WIDGETS)
+def test_sliders_stay_in_sight(pages, phone_pages, name, key, width):
+    """Scrolled to the bottom of the panels, the sliders are still on the
+    screen, under the theme's header: a reader sees what a slider moves."""
+    page = (pages if width == DESKTOP else phone_pages)(name).page
+    for wid in _widget_ids(page, key):
+        got = page.evaluate(STICKY, wid)
+        assert got["canvasBottom"] <= got["view"] + 1, got
+        assert got["top"] >= got["header"] - 1, got
+        assert got["bottom"] <= got["view"], got
+        page.evaluate("() => window.scrollTo(0, 0)")
+
+
+CONTROLS = """id => [...document.querySelectorAll(`#${id} .posenc-control`)].map(c => {
+  const label = c.querySelector('label'), input = c.querySelector('input');
+  const r = input.getBoundingClientRect(), lr = label.getBoundingClientRect();
+  // the thumb's size as posenc.css sets it (no computed style for it)
+  const rules = [...document.styleSheets].flatMap(sheet => {
+    try { return [...sheet.cssRules]; } catch (err) { return []; } });
+  const thumb = rules.filter(r => r.selectorText &&
+    r.selectorText.includes('.posenc-control') &&
+    r.selectorText.includes('::-webkit-slider-thumb')).map(r => r.style)
+    .reduce((a, b) => ({width: b.width || a.width, height: b.height || a.height}),
+            {width: '0', height: '0'});
+  const line = parseFloat(getComputedStyle(label).lineHeight) ||
+    1.5 * parseFloat(getComputedStyle(label).fontSize);
+  return {label: label.textContent, w: r.width, h: r.height,
+          thumbW: parseFloat(thumb.width), thumbH: parseFloat(thumb.height),
+          lines: lr.height / line, cut: label.scrollWidth > label.clientWidth + 1,
+          right: c.getBoundingClientRect().right, view: window.innerWidth};
+})"""
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("name,key", WIDGETS + ZH_WIDGETS)
+def test_sliders_are_touch_size_with_one_line_labels(pages, phone_pages,
+                                                     name, key, width):
+    """WCAG 2.5.8: slider targets at least 24 by 24 px; each label on one
+    line, not cut, inside the screen, at 1280 and at 390 px."""
+    page = (pages if width == DESKTOP else phone_pages)(name).page
+    for wid in _widget_ids(page, key):
+        for c in page.evaluate(CONTROLS, wid):
+            assert c["h"] >= 24 and c["w"] >= 24, c
+            assert c["thumbW"] >= 24 and c["thumbH"] >= 24, c
+            assert c["lines"] < 1.5 and not c["cut"], c
+            assert c["right"] <= c["view"], c
+
+
+DARK = """() => {
+  document.documentElement.dataset.theme = 'dark';
+  const canvas = document.querySelector('.posenc-canvas');
+  const img = [...document.querySelectorAll('.bd-content img')].find(
+    i => getComputedStyle(i).display !== 'none');
+  const out = [getComputedStyle(canvas).filter, img && getComputedStyle(img).filter];
+  document.documentElement.dataset.theme = 'light';
+  out.push(getComputedStyle(canvas).filter, img && getComputedStyle(img).filter);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_dark_mode_treats_both_figures_alike(pages, edition):
+    """In dark mode the canvases are dimmed as the theme dims the static
+    figures (and neither is in light mode)."""
+    if not WIDGETS:
+        pytest.skip("no live figure in the book")
+    page = pages(edition + WIDGETS[0][0]).page
+    dark_canvas, dark_img, light_canvas, light_img = page.evaluate(DARK)
+    assert dark_img and dark_img != "none", dark_img
+    assert dark_canvas == dark_img
+    assert light_canvas == light_img == "none"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_on_a_phone(phone_pages, name):
+    """At 390 px: every live figure fits the screen; a screenshot of the
+    whole page is kept."""
+    page = phone_pages(name).page
+    widths = page.eval_on_selector_all(
+        ".posenc-widget", "ws => ws.map(w => w.getBoundingClientRect().right)")
+    assert all(right <= PHONE for right in widths), widths
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / ("phone__" + name.replace("/", "__")
+                                      + ".png"), full_page=True)
 
 
 # ----------------------------------------------------------- coverage

@@ -2067,7 +2067,7 @@
 
   /** Same text as readout() in _ext/posenc_widgets.py. */
   function readout(s, position) {
-    if (s.int) return String(Math.round(position));
+    if (s.int) return pyformat(Math.round(position), ",d");
     if (!s.log) return pyformat(position, "." + s.decimals + "f");
     var value = Math.pow(10, position);
     if (value >= 1000) return pyformat(pyround(value), ",d");
@@ -2080,12 +2080,15 @@
     this.key = this.spec.key;
     this.def = registry[this.key];
     this.canvas = el.querySelector("canvas");
+    // in a static figure's place: the canvas shows, the PNG hides
+    this.host = el.closest ? el.closest("figure.posenc-host") : null;
     this.inputs = {};
     this.outputs = {};
     this.seq = 0;
     this.draws = 0;
     this.figure = null;
     if (!this.def) throw new Error("posenc: no drawing registered for " + this.key);
+    if (this.host) this.host.classList.add("posenc-live");
     var self = this;
     this.spec.sliders.forEach(function (s) {
       var input = el.querySelector('input[name="' + s.name + '"]');
@@ -2153,6 +2156,7 @@
       self.el.setAttribute("data-posenc-state", "ready");
     }).catch(function (err) {
       self.el.setAttribute("data-posenc-state", "error");
+      if (self.host) self.host.classList.remove("posenc-live");  // the PNG again
       throw err;
     });
   };
@@ -2176,7 +2180,16 @@
   };
   posenc.widgets = widgets;
 
+  /** The sliders stick under the theme's sticky article header. */
+  function stickyTop() {
+    var header = document.querySelector(".bd-header-article");
+    var h = header && getComputedStyle(header).position === "sticky" ?
+      header.getBoundingClientRect().height : 0;
+    document.documentElement.style.setProperty("--posenc-sticky-top", Math.round(h) + "px");
+  }
+
   function init() {
+    stickyTop();
     var els = document.querySelectorAll(".posenc-widget");
     Array.prototype.forEach.call(els, function (el) {
       var w;
@@ -2194,6 +2207,7 @@
     window.addEventListener("resize", function () {
       clearTimeout(timer);
       timer = setTimeout(function () {
+        stickyTop();
         widgets.forEach(function (w) { w.rerender(); });
       }, 100);
     });
