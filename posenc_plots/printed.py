@@ -256,6 +256,7 @@ _table("01_why_order", {
     "ticket": "weight of 机票 on 广州 with the encoding: {0} and {1}",
     "mask": "reorderings that leave the causal mask unchanged: {0}",
     "causal": "causal, no position: {0}",
+    "row_de": "largest change in the row of 的, seeds 0 to 5: {0}",
     "correct": "correct",
     "keeps_b": "reorderings that leave B unchanged: {0}",
     "t5": "T5 buckets of -1 and +1: {0}",
@@ -384,6 +385,9 @@ _table("07_context_extension", {
     "first": "the first slow pair is i = {0}, wavelength {1}",
     "turns": "pair 0 turns {0} times; the slowest pair {1} times",
     "largest": "largest angle in training: {0} degrees",
+    "entropy": ("spread {0}: entropy {1} nats with L keys, {2} with 8 L; scale "
+                "that restores it {3}"),
+    "yarn_t": "YaRN's 1/t at s = 8: {0}",
     "angle": "angle at distance {0}: {1} degrees",
     "pi": "distance {0} with PI: {1} degrees (training range: 0 to {2})",
     "per_token": "pair 0 per token: {0} -> {1} degrees",
@@ -423,6 +427,7 @@ _table("08_train_short_test_long", {
     "gamma_code": "gamma, code:  {0}",
     "rescaled": "  n = {0:>5} ({1:>2}L): {2}   rescaled: {3}",
     "minus": "RoPE minus NoPE at 4L, per seed: {0}",
+    "rise": "rise with b = 10000 minus rise with b = 10: {0}",
     "slow": "slow over 64: {0}  slow over 256: {1}",
     "bucket": ("last bucket from distance {0} | in training: {1} | keys of the "
                "last query in it: {2}"),
