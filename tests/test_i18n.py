@@ -633,3 +633,17 @@ def test_the_zh_build_selects_the_chinese_citation_style(zh_tree):
     config = yaml.safe_load((zh_tree / "_config.yml").read_text(encoding="utf-8"))
     style = config["sphinx"]["config"]["bibtex_reference_style"]
     assert style == "author_year_round_zh"
+
+
+def test_the_chinese_build_folds_cells_under_chinese_words():
+    """myst-nb's toggle on a folded cell ("Show code cell source") is
+    translated through _book.po, like the book's title."""
+    missing = []
+    config = yaml.safe_load(i18n._translated_config(
+        ROOT, i18n.load_catalog(ROOT / i18n.LOCALE_DIR / i18n.BOOK_PO), missing))
+    sphinx_config = config["sphinx"]["config"]
+    assert not missing
+    for key in i18n.MYST_NB_PROMPTS:
+        words = sphinx_config[key]
+        assert re.search(r"[\u4e00-\u9fff]", words), (key, words)
+        assert not re.search(r"[A-Za-z]", words), (key, words)

@@ -500,6 +500,12 @@ def document_messages(doc: Path | str,
     return found
 
 
+#: myst-nb's prompts on a folded cell (its defaults; {type} becomes
+#: "source" or "outputs"), translated in _book.po like the book's title.
+MYST_NB_PROMPTS = {"nb_code_prompt_show": "Show code cell {type}",
+                   "nb_code_prompt_hide": "Hide code cell {type}"}
+
+
 def book_units(root: Path = ROOT) -> list[tuple[str, str, str]]:
     """``(msgctxt, msgid, location)`` of _config.yml's title and author and
     _toc.yml's captions."""
@@ -510,6 +516,9 @@ def book_units(root: Path = ROOT) -> list[tuple[str, str, str]]:
     for part in toc.get("parts", []):
         if "caption" in part:
             units.append(("caption", part["caption"], "_toc.yml:caption"))
+    # myst-nb's words on a folded cell's toggle ("Show code cell source")
+    units += [(key, default, f"myst-nb:{key}")
+              for key, default in MYST_NB_PROMPTS.items()]
     return units
 
 
@@ -1066,6 +1075,12 @@ def _translated_config(root: Path, book: dict, missing: list[str]) -> str:
     sphinx = config.setdefault("sphinx", {})
     sphinx_config = sphinx.setdefault("config", {})
     sphinx_config["language"] = LANGUAGE
+    for key, default in MYST_NB_PROMPTS.items():
+        value = book.get((key, sphinx_config.get(key, default)))
+        if value is None:
+            missing.append(f"{BOOK_PO}: {key} {default!r}")
+        else:
+            sphinx_config[key] = value
     # _ext/posenc_i18n.py: the language switch points back to the English
     # edition, one folder up.
     sphinx_config["posenc_other_edition"] = "../"
