@@ -571,7 +571,7 @@ _EXPLORE = Labels("ch08_lab:explore_results", {
     "v_yarn": "RoPE + YaRN, no training",
     "v_pi_finetune": "RoPE fine-tuned at L' with PI",
     "v_finetune": "RoPE fine-tuned at L' without PI",
-    "variant": "curve (0 to 10, named above the figure)",
+    "variant": "solid curve (0 to 10)",
     "other": "dashed curve to compare (0 to 10)",
     "bin_width": "positions per bin",
     "suptitle": "{index}: {name}   (dashed, {other_index}: {other})",

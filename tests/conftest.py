@@ -63,3 +63,13 @@ def _close_figures():
     """Close every figure a test drew, so memory stays flat."""
     yield
     plt.close("all")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless chromium for the browser tests (tests/test_browser.py,
+    test_browser_page.py, test_jupyterlab.py): one per worker, since
+    Playwright's sync API refuses a second instance in the same thread."""
+    import test_browser
+
+    yield from test_browser.browser_context()

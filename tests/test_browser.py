@@ -238,8 +238,10 @@ def server(book_site):
     httpd.server_close()
 
 
-@pytest.fixture(scope="session")
-def browser():
+def browser_context():
+    """Yield one headless chromium context (the ``browser`` fixture of
+    conftest.py, shared by every browser test of a worker: Playwright's sync
+    API allows one instance per thread)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -39,7 +39,6 @@ from test_browser import (  # noqa: F401  (fixtures)
     ROOT,
     Visit,
     book_site,
-    browser,
     edition_of,
     server,
     source_name,

@@ -79,5 +79,7 @@ def test_the_chinese_edition_keeps_the_styles():
 
     en = _config((ROOT / "_config.yml").read_text(encoding="utf-8"))
     zh = _config(i18n._translated_config(ROOT, {}, []))
-    for key in ("bibtex_reference_style", "bibtex_default_style"):
-        assert zh[key] == en[key], key
+    assert zh["bibtex_default_style"] == en["bibtex_default_style"]
+    # the same author-year citations, in their Chinese form (等人, （）)
+    assert en["bibtex_reference_style"] == posenc_bibliography.REFERENCE_STYLE
+    assert zh["bibtex_reference_style"] == posenc_bibliography.REFERENCE_STYLE_ZH

@@ -107,28 +107,20 @@ def lab():
 
 
 @pytest.fixture(scope="module")
-def page(lab):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require("Playwright is not installed (requirements-test.txt)")
-    exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
-    if not exe:
-        require("no chromium: apt-get install chromium (scripts/test.sh does)")
+def page(lab, browser):
+    # browser: conftest.py's chromium, shared with the other browser tests
     url, _ = lab
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, headless=True,
-                                    args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(TIMEOUT)
-        page.goto(f"{url}/lab/tree/{CHAPTER}")
-        page.wait_for_selector(
-            ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-        # jupyterlab-myst typesets the math with KaTeX once it renders.
-        page.wait_for_function(
-            "document.querySelectorAll('.jp-MarkdownCell .katex').length > 20")
-        yield page
-        browser.close()
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/tree/{CHAPTER}")
+    page.wait_for_selector(
+        ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    # jupyterlab-myst typesets the math with KaTeX once it renders.
+    page.wait_for_function(
+        "document.querySelectorAll('.jp-MarkdownCell .katex').length > 20")
+    yield page
+    page.close()
 
 
 def notebook_text(page):
