@@ -693,7 +693,8 @@ def _rotate_pairs(x, angle, out):
     One leading slice at a time, so that each slice's check reads it while
     it is still in the cache."""
     rot = np.empty(angle.shape, np.complex128)
-    rot.real, rot.imag = np.cos(angle), np.sin(angle)
+    np.cos(angle, out=rot.real)  # straight into place: no temporaries
+    np.sin(angle, out=rot.imag)
     n, d = x.shape[-2:]
     if x.size == 0:
         return True
@@ -705,11 +706,12 @@ def _rotate_pairs(x, angle, out):
         np.multiply(xc, rot, out=out.view(np.complex128))
         return _all_finite(out)
     xc = xs.view(np.complex128)
-    oc = out.reshape(-1, n, d).view(np.complex128)
+    of = out.reshape(-1, n, d)
+    oc = of.view(np.complex128)
     finite = True
     for k in range(len(xc)):
         np.multiply(xc[k], rot, out=oc[k])
-        finite = finite and _all_finite(oc[k])
+        finite = finite and _all_finite(of[k])
     return finite
 
 
