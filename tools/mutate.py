@@ -95,8 +95,8 @@ MUTANTS = [
       [("scores /= np.sqrt(q.shape[1])", "scores /= q.shape[1]")],
       [*CORE, "tests/test_ch01_order.py", "tests/test_ch05_relative.py"]),
     m("rope-sign", "apply_rope rotates clockwise (the wrong direction)", PC,
-      [("rot.real, rot.imag = np.cos(angle), np.sin(angle)",
-        "rot.real, rot.imag = np.cos(angle), -np.sin(angle)"),
+      [("    np.sin(angle, out=rot.imag)\n",
+        "    np.sin(angle, out=rot.imag)\n    rot.imag *= -1\n"),
        ("    o1 -= tmp\n", "    o1 += tmp\n"),
        ("    o2 += tmp\n", "    o2 -= tmp\n")],
       [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
@@ -275,8 +275,10 @@ MUTANTS = [
       [f"{I18N_TESTS}::markup"]),
     m("i18n-notebook-drops-outputs", "translated notebooks lose their code "
       "cells' outputs", I18N,
-      [('        elif cell.cell_type == "code" and clear_outputs:',
-        '        elif cell.cell_type == "code":')],
+      [('            elif translate_outputs:\n'
+        '                _translate_outputs(cell)\n',
+        '            else:\n'
+        '                cell.outputs = []\n')],
       [f"{I18N_TESTS}::same_code"]),
     # --------------------------------- _ext/posenc_widgets.py (issue 29)
     m("ext-keeps-cdn-scripts", "the extension keeps require.js and the "
