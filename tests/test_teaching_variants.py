@@ -2,10 +2,12 @@
 
 Unit tests on small notebooks, then, for every assignment with a
 teacher-side spec ``assignments/grading/NN_x.json``, for two seeds: the
-variant's own solutions pass all its tests, and the public solutions fail at
-least one of its tests (so answers copied from the book fail).
+variant's own solutions pass all its tests, and the public solution bodies
+pasted under the variant's own def lines lose most of the points (a
+variant changes the mathematics inside the bodies, not only defaults).
 """
 
+import ast
 import json
 import shutil
 import sys
@@ -23,6 +25,19 @@ from teaching import variants  # noqa: E402
 SOURCE = REPO / "assignments" / "source"
 GRADING = REPO / "assignments" / "grading"
 SEEDS = (11, 20261201)
+# The public solution bodies under a variant's def lines may keep at most
+# this share of the automatic points. A quarter: a copier must fail well
+# below a pass mark, and the questions without a constant to vary (a
+# permutation's inverse, a closed form of ALiBi's slopes...) are a small
+# part of each assignment. Variants that only change defaults keep nearly
+# all of them (76 of 79 before issue 24).
+PASTED_SHARE = 0.25
+# Assignments whose variants do not change the mathematics yet: for them
+# only the older check, that the public answer cells (their def lines
+# included) fail some test (issue 24 item 3; shrink this set to empty).
+NOT_YET = {"02_sinusoidal_formula", "03_frequencies", "04_binary_counter",
+           "05_relative_position", "06_rope", "07_context_extension",
+           "08_train_short_test_long"}
 
 
 def small_notebook():
@@ -260,7 +275,47 @@ def _run_of(variant, solutions, label):
     return cells
 
 
-def _combined(public, variant, control):
+def _signature_lines(node):
+    """Line numbers (0-based, end excluded) of a def's header lines."""
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return start - 1, node.body[0].lineno - 1
+
+
+def pasted(public_source, variant_source):
+    """The public answer cell with the variant's def lines put in.
+
+    Each function that the public cell defines at the top level keeps its
+    public body (docstring included) under the header lines (decorators,
+    def line, arguments) of the variant's function of the same name; the
+    rest of the cell stays the public one. So only the signature, with its
+    defaults, comes from the variant.
+    """
+    lines = public_source.splitlines(keepends=True)
+    heads = {}
+    vlines = variant_source.splitlines(keepends=True)
+    for node in ast.parse(variant_source).body:
+        if isinstance(node, ast.FunctionDef):
+            start, end = _signature_lines(node)
+            heads[node.name] = vlines[start:end]
+    out, at = [], 0
+    for node in ast.parse(public_source).body:
+        if isinstance(node, ast.FunctionDef) and node.name in heads:
+            start, end = _signature_lines(node)
+            out += lines[at:start] + heads[node.name]
+            at = end
+    return "".join(out + lines[at:])
+
+
+def test_pasted_takes_the_header_from_the_variant_and_the_body_public():
+    public = ("x = 1\n@dec\ndef f(a,\n      b=1.0):\n    \"\"\"Doc.\"\"\"\n"
+              "    return a * 2.0\n")
+    variant = "def f(a,\n      b=5.0):\n    return a * 4.0\n"
+    assert pasted(public, variant) == (
+        "x = 1\ndef f(a,\n      b=5.0):\n    \"\"\"Doc.\"\"\"\n"
+        "    return a * 2.0\n")
+
+
+def _combined(public, variant, control, whole=False):
     """Runs of the variant in one kernel (one kernel per notebook).
 
     1. as it is: must run without an error (its own solutions pass);
@@ -269,11 +324,19 @@ def _combined(public, variant, control):
        cell resets the helpers), so the errors of the last run are the
        public solutions' own; a property of the notebook, so checked for
        the first seed only (assignment 8's runs take ~10 s each);
-    3. with the public solutions in its solution cells, errors recorded:
-       at least one test cell must fail.
+    3. with the public solution bodies under the variant's def lines
+       (``pasted``) in its solution cells, errors recorded: the failing
+       test cells must hold most of the points.
     """
-    solutions = {_meta(c)["grade_id"]: c for c in public.cells
-                 if c["cell_type"] == "code" and _meta(c).get("solution")}
+    solutions = {}
+    for c in variant.cells:
+        if c["cell_type"] == "code" and _meta(c).get("solution"):
+            gid = _meta(c)["grade_id"]
+            mine = next(p for p in public.cells
+                        if _meta(p).get("grade_id") == gid)
+            solutions[gid] = mine if whole else nbformat.from_dict(
+                {**json.loads(json.dumps(c)),
+                 "source": pasted(mine.source, c.source)})
     runs = [_run_of(variant, {}, "")]
     runs += [_run_of(variant, {}, "again")] if control else []
     runs += [_run_of(variant, solutions, "public")]
@@ -306,7 +369,7 @@ def test_variant_solutions_pass_and_public_solutions_fail(
         shutil.copytree(REPO / "posenc_lab", tmp_path / "posenc_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
     control = seed == SEEDS[0]
-    nb, size = _combined(public, variant, control)
+    nb, size = _combined(public, variant, control, name in NOT_YET)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     monkeypatch.chdir(tmp_path)
     client = NotebookClient(nb, timeout=600, startup_timeout=240,
@@ -325,5 +388,16 @@ def test_variant_solutions_pass_and_public_solutions_fail(
     assert not again, (f"a second run in the same kernel fails, so this test "
                        f"cannot tell why the public solutions fail: {what}\n"
                        f"{again[0].source[:500]}")
-    assert _failed_tests(nb.cells[-size:]), (
-        f"the public solutions pass every test of the variant: {what}")
+    failed = set(_failed_tests(nb.cells[-size:]))
+    points = {_meta(c)["grade_id"]: _meta(c)["points"]
+              for c in variant.cells if _is_test(c)}
+    kept = sum(p for gid, p in points.items() if gid not in failed)
+    print(f"{name} {variants.variant_name(seed)}: the pasted public bodies "
+          f"keep {kept} of {sum(points.values())} points")
+    if name in NOT_YET:  # the public cells, def lines included
+        assert failed, f"the public solutions pass every test: {what}"
+        return
+    assert kept <= PASTED_SHARE * sum(points.values()), (
+        f"the public solution bodies under the variant's def lines keep "
+        f"{kept} of {sum(points.values())} points (passing "
+        f"{sorted(set(points) - failed)}): {what}")

@@ -36,7 +36,10 @@ a substitution):
     ``INT_RANGE`` = [1000, 999999] (six digits at most, readable in a
     prompt), or from ``"min"``/``"max"`` (inclusive) given in the parameter;
     a value equal to the public one (read from the notebook text, below) is
-    drawn again.
+    drawn again. A choice may also be an object of named texts, all
+    choices with the same names, such as ``{"code": "4.0", "tex": "4"}``:
+    one change of the mathematics written as code, as TeX and as prose,
+    drawn together; a template names one of them as ``{name[key]}``.
 ``substitutions``
     A list of ``{"text", "template", "count"}``. ``text`` is a piece of the
     public notebook; ``template`` is the same piece written with
@@ -81,6 +84,7 @@ _TOP_KEYS = {"forbidden", "parameters", "substitutions", "comment"}
 _PARAM_KEYS = {"choices", "min", "max", "comment"}
 _SUB_KEYS = {"text", "template", "count", "comment", *_LANGUAGES}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?\Z")
 
 
 def _fail(where, what):
@@ -101,15 +105,24 @@ def _fields(template, where, parameters):
     for _literal, field, spec, conversion in parsed:
         if field is None:
             continue
-        if not _NAME.match(field):
-            _fail(where, f"template field {{{field}}} must be a plain "
-                  "parameter name (no index, attribute or empty field)")
+        match = _FIELD.match(field)
+        if not match:
+            _fail(where, f"template field {{{field}}} must be a parameter "
+                  "name, or name[key] for a parameter whose choices are "
+                  "objects (no attribute or empty field)")
         if spec or conversion:
             _fail(where, f"template field {{{field}}} must have no format "
                   "spec or conversion")
-        if field not in parameters:
+        name, key = match.groups()
+        if name not in parameters:
             _fail(where, f"template field {{{field}}} is not one of the "
                   f"parameters {sorted(parameters)}")
+        choices = parameters[name]["choices"]
+        keys = set(choices[0]) if isinstance(choices[0], dict) else None
+        if (key is None) != (keys is None) or (key and key not in keys):
+            _fail(where, f"template field {{{field}}}: write {{{name}}} for "
+                  "a parameter with plain choices and {name[key]}, key one "
+                  "of the names of its choices, for one with objects")
         names.append(field)
     return names
 
@@ -154,12 +167,20 @@ def validate_spec(spec, where="spec"):
         else:
             if "min" in param or "max" in param:
                 _fail(f"{at}.min/max", "only for \"choices\": \"int\"")
-            if not (isinstance(choices, list) and len(choices) >= 2 and all(
-                    isinstance(c, (str, int, float))
-                    and not isinstance(c, bool) for c in choices)):
+            plain = isinstance(choices, list) and all(
+                isinstance(c, (str, int, float)) and not isinstance(c, bool)
+                for c in choices)
+            named = isinstance(choices, list) and all(
+                isinstance(c, dict) and c and set(c) == set(choices[0])
+                and all(_NAME.match(k) and isinstance(v, str)
+                        for k, v in c.items()) for c in choices)
+            if not ((plain or named) and len(choices) >= 2):
                 _fail(f"{at}.choices", "must be \"int\" or a list of at least "
-                      "two strings or numbers (the first is the public value)")
-            texts = [str(c) for c in choices]
+                      "two strings or numbers, or of objects with the same "
+                      "names and string values (the first is the public "
+                      "value)")
+            texts = [json.dumps(c, sort_keys=True) if named else str(c)
+                     for c in choices]
             if len(set(texts)) != len(texts):
                 _fail(f"{at}.choices", "has repeated values")
     subs = spec.get("substitutions", [])
@@ -187,7 +208,7 @@ def validate_spec(spec, where="spec"):
         fields = _fields(sub["template"], f"{at}.template", parameters)
         if not fields:
             _fail(f"{at}.template", "uses no parameter")
-        used.update(fields)
+        used.update(_FIELD.match(f).group(1) for f in fields)
         _public_values(sub, parameters, at)  # template renders back to text
         for language in _LANGUAGES:
             if language not in sub:
@@ -200,8 +221,9 @@ def validate_spec(spec, where="spec"):
             for key in ("text", "template"):
                 if not (isinstance(other[key], str) and other[key]):
                     _fail(f"{where_other}.{key}", "must be a non-empty string")
-            if _fields(other["template"], f"{where_other}.template",
-                       parameters) != fields:
+            if ({_FIELD.match(f).group(1) for f in _fields(
+                    other["template"], f"{where_other}.template", parameters)}
+                    != {_FIELD.match(f).group(1) for f in fields}):
                 _fail(f"{where_other}.template",
                       "must use the same parameters as the template")
             _public_values({**other, "count": sub["count"]}, parameters,
@@ -233,26 +255,35 @@ def _public_values(sub, parameters, at="substitution"):
     A list parameter's public value is its first choice; an int parameter's
     is whatever the template's field matches in the text.
     """
-    pattern, groups = [], {}
+    pattern, groups = [], []
     for literal, field, _spec, _conv in string.Formatter().parse(
             sub["template"]):
         pattern.append(re.escape(literal))
         if field is None:
             continue
-        if field in groups:
-            pattern.append(f"(?P={field})")
-            continue
-        groups[field] = True
-        choices = parameters[field]["choices"]
+        name, key = _FIELD.match(field).groups()
+        group = f"g{len(groups)}"
+        groups.append((group, name))
+        choices = parameters[name]["choices"]
         if choices == "int":
-            pattern.append(f"(?P<{field}>-?[0-9]+)")
+            pattern.append(f"(?P<{group}>-?[0-9]+)")
+        elif key is not None:  # named texts: the first choice's
+            pattern.append(f"(?P<{group}>{re.escape(choices[0][key])})")
         else:
-            pattern.append(f"(?P<{field}>{re.escape(str(choices[0]))})")
+            pattern.append(f"(?P<{group}>{re.escape(str(choices[0]))})")
     match = re.fullmatch("".join(pattern), sub["text"], flags=re.S)
     if not match:
         _fail(f"{at}.template", f"{sub['template']!r} with the public values "
               f"(the first choices) does not give the text {sub['text']!r}")
-    return match.groupdict()
+    values = {}
+    for group, name in groups:
+        choices = parameters[name]["choices"]
+        value = (match[group] if choices == "int" or not isinstance(
+            choices[0], dict) else choices[0])
+        if values.setdefault(name, value) != value:
+            _fail(f"{at}.template", f"{{{name}}} matches two values in "
+                  f"{sub['text']!r}")
+    return values
 
 
 def public_values(spec):
@@ -293,7 +324,8 @@ def draw_parameters(spec, seed):
                 if value != public[name]:
                     break
         else:
-            others = [str(c) for c in param["choices"][1:]]
+            others = [c if isinstance(c, dict) else str(c)
+                      for c in param["choices"][1:]]
             value = others[int(rng.integers(len(others)))]
         values[name] = value
     return values
