@@ -24,7 +24,7 @@ from teaching import variants  # noqa: E402
 
 SOURCE = REPO / "assignments" / "source"
 GRADING = REPO / "assignments" / "grading"
-SEEDS = (11, 20261201)
+SEEDS = (11, 20261201, 104)
 # The public solution bodies under a variant's def lines may keep at most
 # this share of the automatic points. A quarter: a copier must fail well
 # below a pass mark, and the questions without a constant to vary (a
@@ -35,7 +35,7 @@ PASTED_SHARE = 0.25
 # Assignments whose variants do not change the mathematics yet: for them
 # only the older check, that the public answer cells (their def lines
 # included) fail some test (issue 24 item 3; shrink this set to empty).
-NOT_YET = {"02_sinusoidal_formula", "03_frequencies", "04_binary_counter",
+NOT_YET = {"02_sinusoidal_formula", "04_binary_counter",
            "05_relative_position", "06_rope", "07_context_extension",
            "08_train_short_test_long"}
 
