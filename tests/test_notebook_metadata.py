@@ -99,3 +99,72 @@ def test_chinese_notebooks_store_the_chinese_note():
     sliders = [c for c in zh.cells if is_slider_cell(c)]
     assert sliders
     assert all(c.outputs == [fallback_output("zh_CN")] for c in sliders)
+
+
+# --------------------------------------------------------------------------
+# Solutions folded as in the HTML book (tools/fold_solutions.py)
+
+def _fold():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fold_solutions
+
+    return fold_solutions
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_are_stored_folded(path):
+    fold = _fold()
+    nb = nbformat.read(path, as_version=4)
+    folded, leaking = fold.solution_cells(nb)
+    assert folded, f"{path.name}: no cell inside a solution found"
+    assert fold.unfolded(nb) == [], (
+        f"{path.name}: run `python tools/fold_solutions.py "
+        f"{path.relative_to(ROOT)}`")
+    # A cell that ends a solution and goes on with an exercise would show
+    # the solution's end: split it after {solution-end}.
+    assert leaking == [], f"{path.name}: cells {leaking}"
+
+
+def test_folding_finds_every_cell_of_a_solution():
+    # Chapter 4, exercise 1: the solution opens in cell 45 (the text after
+    # {solution-start} is inside jupyterlab-myst's closed box), goes on in
+    # a code cell and a markdown cell that closes it; exercise 2 opens in
+    # the cell after.
+    fold = _fold()
+    nb = nbformat.read(ROOT / "chapters" / "04_binary_counter.ipynb",
+                       as_version=4)
+    folded, _ = fold.solution_cells(nb)
+    assert {46, 47} <= set(folded) and not {44, 45, 48} & set(folded)
+    assert nb.cells[46].cell_type == "code"
+    assert "{solution-end}" in nb.cells[47].source
+    assert "{exercise}" in nb.cells[48].source
+    code, text = nb.cells[46], nb.cells[47]
+    assert code.metadata.jupyter == {"source_hidden": True,
+                                     "outputs_hidden": True}
+    assert code.metadata.collapsed is True
+    # a folded markdown cell's bar (its first line) shows nothing
+    assert text.source.split("\n")[0] == ""
+
+
+def test_an_unfolded_solution_is_found():
+    fold = _fold()
+    nb = nbformat.read(ROOT / "chapters" / "04_binary_counter.ipynb",
+                       as_version=4)
+    del nb.cells[46].metadata["jupyter"]
+    assert fold.unfolded(nb) == [46]
+    nb.cells[44].metadata["jupyter"] = {"source_hidden": True}
+    assert fold.unfolded(nb) == [44, 46]
+
+
+def test_chinese_notebooks_keep_the_folds():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import i18n
+
+    fold = _fold()
+    path = ROOT / "chapters" / "06_rope.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    zh = i18n.translate_notebook(
+        nb, i18n.po_path_of("chapters/06_rope.ipynb", ROOT),
+        translate_outputs=True)
+    assert fold.solution_cells(zh)[0] == fold.solution_cells(nb)[0]
+    assert fold.unfolded(zh) == []
