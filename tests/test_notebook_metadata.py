@@ -168,3 +168,28 @@ def test_chinese_notebooks_keep_the_folds():
         translate_outputs=True)
     assert fold.solution_cells(zh)[0] == fold.solution_cells(nb)[0]
     assert fold.unfolded(zh) == []
+
+
+# --------------------------------------------------------------------------
+# The assignments a teacher releases open unmodified too
+
+def test_released_assignments_store_what_jupyterlab_writes(tmp_path):
+    # The sources store nbgrader's bare "Python 3" and language_info
+    # {"name": "python"}; the release writes what JupyterLab would.
+    import json
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "assignments.py"), "release",
+         str(tmp_path), "--assignment", "04_binary_counter"],
+        capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    source = json.loads((ROOT / "assignments" / "source" / "04_binary_counter"
+                         / "04_binary_counter.ipynb").read_text())
+    assert source["metadata"]["kernelspec"]["display_name"] == "Python 3"
+    meta = nbformat.read(tmp_path / "04_binary_counter.ipynb",
+                         as_version=4).metadata
+    assert dict(meta.kernelspec) == expected_kernelspec()
+    info = dict(meta.language_info)
+    assert info.pop("version") == ".".join(map(str, sys.version_info[:3]))
+    assert info == expected_language_info()

@@ -66,6 +66,32 @@ def release_environment(work):
         os.environ.update(saved)
 
 
+def kernel_metadata():
+    """``(kernelspec, language_info)`` as JupyterLab writes them into a
+    notebook when its kernel, ipykernel's ``python3``, starts."""
+    import platform
+
+    from ipykernel.ipkernel import IPythonKernel
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict()
+    info = dict(IPythonKernel.language_info,
+                version=platform.python_version())
+    return ({"display_name": spec["display_name"],
+             "language": spec["language"], "name": "python3"}, info)
+
+
+def with_kernel_metadata(text):
+    """A released notebook (its JSON ``text``) storing the kernel metadata
+    JupyterLab writes on opening it, so that a student's untouched
+    notebook does not open "modified" (issue 25): the sources store the
+    bare "Python 3" and no language_info but the name."""
+    nb = json.loads(text)
+    nb["metadata"]["kernelspec"], nb["metadata"]["language_info"] = (
+        kernel_metadata())
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
 def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
             instructor_dir=None, language="en"):
     """Write the student versions of ``names`` to ``out_dir``.
@@ -103,7 +129,8 @@ def release(out_dir, names, source=SOURCE, force=False, variant_seed=None,
                 raise SystemExit(
                     f"refusing to release {name}: the student version "
                     f"would contain {problems[0]}")
-            shutil.copyfile(released, out_dir / f"{name}.ipynb")
+            (out_dir / f"{name}.ipynb").write_text(
+                with_kernel_metadata(text), encoding="utf-8")
             auto, manual, _ = points(notebooks[name])
             print(f"[{number}/{len(names)}] {out_dir / (name + '.ipynb')}  "
                   f"({auto:g} points autograded + {manual:g} by hand)",
