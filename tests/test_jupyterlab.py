@@ -7,12 +7,21 @@ stored kernel metadata is what JupyterLab writes), that the stored slider
 cell says to run it instead of "Error displaying widget: model not found",
 that jupyterlab-myst renders the markdown (math typeset, no raw MyST roles
 or directives), and that after running the notebook a slider moved with the
-keyboard redraws the figure. Like tests/test_browser.py, a missing browser
+keyboard redraws the figure. Several more notebooks are only opened, not
+run (chapter 5, the Chinese chapter 6, chapter 8 without training, and a
+released assignment): each opens unmodified, its exercises are rendered
+boxes, its solutions folded (``tools/fold_solutions.py``), its citations
+and references rendered (as jupyterlab-myst renders them: see the README)
+rather than raw, and its figures shown at their natural size, not
+stretched. In chapter 8 a ``%%solution`` cell, run in JupyterLab, says it
+is not run by Run All instead of running. Like tests/test_browser.py, a missing browser
 fails with ``CI`` or ``POSENC_REQUIRE_BROWSER`` set and skips loudly
 otherwise.
 """
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -27,6 +36,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = "02_sinusoidal_formula.ipynb"
+#: Opened and read, not run: (path served, where it comes from). The
+#: Chinese chapter 6 is translated with its stored outputs as build-zh
+#: translates them; the assignment is released as tools/teaching does.
+OPENED = ["05_relative_position.ipynb", "zh/06_rope.ipynb",
+          "08_train_short_test_long.ipynb", "assignment/04_binary_counter.ipynb"]
 REQUIRE = bool(os.environ.get("CI") or os.environ.get("POSENC_REQUIRE_BROWSER"))
 #: JupyterLab and its kernel start slowly on a loaded 2-core machine.
 TIMEOUT = 240_000  # ms
@@ -61,6 +75,7 @@ def lab():
         tmp = Path(tmp)
         (tmp / "nb").mkdir()
         shutil.copy(ROOT / "chapters" / CHAPTER, tmp / "nb" / CHAPTER)
+        serve_opened(tmp / "nb")
         # Render every cell (JupyterLab 4 renders only those in view by
         # default), so the whole notebook can be read.
         settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
@@ -75,7 +90,9 @@ def lab():
                f"--LabApp.user_settings_dir={tmp / 'settings'}",
                f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
                "--LabApp.news_url=None", "--LabApp.check_for_updates_class="
-               "jupyterlab.NeverCheckForUpdate"]
+               "jupyterlab.NeverCheckForUpdate",
+               # window.jupyterapp, to select a cell of a long notebook
+               "--LabApp.expose_app_in_browser=True"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -106,6 +123,47 @@ def lab():
             log.close()
 
 
+def serve_opened(folder):
+    """Write the notebooks of ``OPENED`` into ``folder``."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import i18n
+    import nbformat
+    from teaching.release import with_kernel_metadata
+
+    for name in OPENED:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    for name in OPENED:
+        if "/" not in name:
+            shutil.copy(ROOT / "chapters" / name, folder / name)
+    chapter = "chapters/06_rope.ipynb"
+    zh = i18n.translate_notebook(nbformat.read(ROOT / chapter, as_version=4),
+                                 i18n.po_path_of(chapter, ROOT),
+                                 translate_outputs=True)
+    nbformat.write(zh, folder / "zh" / "06_rope.ipynb")
+    (folder / "zh" / ".posenc-lang").write_text("zh_CN\n")
+    source = (ROOT / "assignments" / "source" / "04_binary_counter"
+              / "04_binary_counter.ipynb").read_text(encoding="utf-8")
+    (folder / "assignment" / "04_binary_counter.ipynb").write_text(
+        with_kernel_metadata(source), encoding="utf-8")
+
+
+def open_notebook(page, url, name):
+    """Open ``name`` in a fresh workspace and wait until its kernel is idle
+    and jupyterlab-myst has rendered it."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/workspaces/{name.replace('/', '-')[:-6]}"
+              f"/tree/{name}?reset")
+    page.wait_for_selector(
+        ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    page.wait_for_function(
+        "document.querySelectorAll('.jp-MarkdownCell .katex').length > 20")
+    # images decoded, kernel info written (if it were to be)
+    page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea "
+                           "img')].every(i => i.complete)")
+    page.wait_for_timeout(2000)
+
+
 @pytest.fixture(scope="module")
 def page(lab, browser):
     # browser: conftest.py's chromium, shared with the other browser tests
@@ -113,30 +171,138 @@ def page(lab, browser):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     page.set_default_timeout(TIMEOUT)
-    page.goto(f"{url}/lab/tree/{CHAPTER}")
-    page.wait_for_selector(
-        ".jp-Notebook-ExecutionIndicator[data-status='idle']")
     # jupyterlab-myst typesets the math with KaTeX once it renders.
-    page.wait_for_function(
-        "document.querySelectorAll('.jp-MarkdownCell .katex').length > 20")
+    open_notebook(page, url, CHAPTER)
     yield page
     page.close()
 
 
+@pytest.fixture(scope="module", params=OPENED)
+def opened(request, lab, browser):
+    """``(page, notebook JSON)`` of one notebook of ``OPENED``, opened in a
+    page of its own; its kernel is shut down afterwards."""
+    url, folder = lab
+    name = request.param
+    page = browser.new_page()
+    open_notebook(page, url, name)
+    yield page, json.loads((folder / name).read_text(encoding="utf-8"))
+    page.evaluate("() => window.jupyterapp.serviceManager.sessions"
+                  ".shutdownAll()")
+    page.close()
+
+
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+
+
 def notebook_text(page):
-    return page.inner_text(".jp-NotebookPanel .jp-Notebook")
+    return page.inner_text(NOTEBOOK)
 
 
 def markdown_text(page):
-    return "\n".join(page.locator(".jp-MarkdownCell").all_inner_texts())
+    return "\n".join(
+        page.locator(f"{NOTEBOOK} .jp-MarkdownCell").all_inner_texts())
+
+
+def markdown_source(nb, skip=()):
+    return "\n".join("".join(c["source"]) for i, c in enumerate(nb["cells"])
+                     if c["cell_type"] == "markdown" and i not in skip)
+
+
+def folding():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fold_solutions
+
+    return fold_solutions
+
+
+def assert_opens_unmodified(page):
+    # The kernel has started and reported its spec and language_info:
+    # nothing JupyterLab wrote differs from the stored metadata.
+    assert page.locator(".jp-NotebookPanel .jp-mod-dirty").count() == 0
+    assert page.locator(".lm-TabBar-tab.jp-mod-dirty").count() == 0
+
+
+def wait_count(page, selector, n):
+    """Wait until ``selector`` matches ``n`` elements (jupyterlab-myst
+    renders the cells one by one, slowly on a loaded machine), and fail
+    with both counts if it never does."""
+    try:
+        page.wait_for_function(
+            "([s, n]) => document.querySelectorAll(s).length === n",
+            arg=[selector, n], timeout=60_000)
+    except Exception:
+        pass
+    assert page.locator(selector).count() == n, selector
+
+
+def assert_reads_as_the_book(page, nb, name):
+    """What a reader of the HTML book sees, as far as jupyterlab-myst
+    renders it (README): MyST rendered, exercises in boxes, solutions
+    folded, citations and references rendered, figures unstretched."""
+    text = markdown_text(page)
+    raw = [r for r in RAW_MYST if r in text]
+    assert not raw, f"{name}: MyST shown raw in JupyterLab: {raw}"
+    assert "$$" not in text, name
+    folded, _ = folding().solution_cells(nb)
+    source = markdown_source(nb)
+    # every exercise a numbered box with its title
+    exercises = re.findall(r"\{exercise\}[^\n]*\n:label: (\S+)", source)
+    assert exercises, name
+    wait_count(page, f"{NOTEBOOK} aside.myst-exercise[id]", len(exercises))
+    boxes = page.eval_on_selector_all(
+        f"{NOTEBOOK} aside.myst-exercise[id]",
+        "els => els.map(e => [e.id, e.innerText.split('\\n')[0]])")
+    assert [b[0] for b in boxes] == exercises, name
+    assert all(re.match(r"(Exercise|练习) ?\d+", t) for _, t in boxes), boxes
+    # solutions folded: the opening cell's box closed, later cells hidden
+    assert page.locator(f"{NOTEBOOK} details.myst-exercise[open]").count() == 0
+    cells = page.locator(f"{NOTEBOOK} > .jp-WindowedPanel-outer "
+                         f".jp-Cell, {NOTEBOOK} > .jp-Cell")
+    assert cells.count() == len(nb["cells"]), name
+    hidden = page.eval_on_selector_all(
+        f"{NOTEBOOK} .jp-Cell", """els => els.map(c =>
+            !c.querySelector('.jp-Cell-inputWrapper .jp-InputArea')
+            && !!c.querySelector('.jp-InputPlaceholder')
+            && !(c.querySelector('.jp-Cell-outputWrapper')
+                 ?.checkVisibility()))""")
+    assert [i for i, h in enumerate(hidden) if h] == folded, name
+    # and all a folded cell shows is its bar: its first line, or nothing
+    bars = page.eval_on_selector_all(
+        f"{NOTEBOOK} .jp-Cell", "els => els.map(c => c.innerText.trim())")
+    for index in folded:
+        first = "".join(nb["cells"][index]["source"]).split("\n")[0].strip()
+        assert bars[index] in (first, f"{first} ", ""), (name, index)
+    # citations rendered, one group per role of the cells not folded
+    cites = len(re.findall(r"\{cite:[pt]\}`", markdown_source(nb, folded)))
+    assert cites, name
+    wait_count(page, f"{NOTEBOOK} .cite-group", cites)
+    # an equation referenced in its own notebook is a link to it
+    labels = set(re.findall(r"^:label: (eq-\S+)", source, re.M))
+    for label in set(re.findall(r"\{eq\}`([^`]+)`",
+                                markdown_source(nb, folded))) & labels:
+        assert page.locator(f"{NOTEBOOK} a[href='#{label}']").count(), label
+    # figures at their natural size: never enlarged, and those that fit
+    # shown at exactly their size (a wider one is scaled to the column)
+    images = page.eval_on_selector_all(
+        f"{NOTEBOOK} .jp-OutputArea-output img",
+        """els => els.map(i => [i.naturalWidth, i.naturalHeight,
+            i.getBoundingClientRect().width, i.getBoundingClientRect().height,
+            i.closest('.jp-OutputArea').getBoundingClientRect().width])""")
+    for nat_w, nat_h, w, h, column in images:
+        assert w <= nat_w + 0.5 and h <= nat_h + 0.5, (name, nat_w, w)
+        if nat_w < column - 120:  # room for the output prompt
+            assert abs(w - nat_w) <= 0.5 and abs(h - nat_h) <= 0.5, (
+                name, nat_w, w)
 
 
 def test_opens_unmodified(page):
-    # The kernel has started and reported its spec and language_info:
-    # nothing JupyterLab wrote differs from the stored metadata.
-    page.wait_for_timeout(2000)
-    assert page.locator(".jp-NotebookPanel .jp-mod-dirty").count() == 0
-    assert page.locator(".lm-TabBar-tab.jp-mod-dirty").count() == 0
+    assert_opens_unmodified(page)
+
+
+def test_reads_as_the_book(page, lab):
+    _, folder = lab
+    nb = json.loads((folder / CHAPTER).read_text(encoding="utf-8"))
+    assert_reads_as_the_book(page, nb, CHAPTER)
 
 
 def test_stored_slider_cell_says_to_run_it(page):
@@ -177,3 +343,53 @@ def test_run_all_then_a_slider_redraws(page, lab):
         "([el, old]) => el.getAttribute('src') !== old",
         arg=[image.element_handle(), before])
     assert image.get_attribute("src") != before
+
+
+def test_opened_notebook_is_unmodified(opened):
+    page, _ = opened
+    assert_opens_unmodified(page)
+
+
+def test_opened_notebook_reads_as_the_book(opened, request):
+    page, nb = opened
+    name = request.node.callspec.params["opened"]
+    if name.startswith("assignment/"):
+        # an nbgrader notebook: no exercises, solutions or citations
+        assert "model not found" not in notebook_text(page)
+        return
+    assert_reads_as_the_book(page, nb, name)
+    if name.startswith("zh/"):
+        text = markdown_text(page)
+        assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 3000
+        assert "练习" in text
+
+
+@pytest.mark.parametrize("opened", [OPENED[2]], indirect=True)
+def test_chapter_8_solutions_do_not_run_in_jupyterlab(opened):
+    # Chapter 8's %%solution cells: Run All in JupyterLab does not run
+    # them (nor train again). Run the imports, then one solution, as Run
+    # All would (the training cell is left alone).
+    page, nb = opened
+    first = next(i for i, c in enumerate(nb["cells"])
+                 if "".join(c["source"]).startswith("%%solution"))
+    cells = ("".join(nb["cells"][1]["source"]), first)
+    assert "lab.register" in cells[0]
+    run = """async ([index]) => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        panel.content.activeCellIndex = index;
+        await window.jupyterapp.commands.execute('notebook:run-cell');
+    }"""
+    page.evaluate(run, [1])
+    page.wait_for_function(
+        "([i]) => window.jupyterapp.shell.currentWidget.content.widgets[i]"
+        ".model.executionCount !== null", arg=[1])
+    page.evaluate(run, [first])
+    page.wait_for_function(
+        "([i]) => window.jupyterapp.shell.currentWidget.content.widgets[i]"
+        ".model.outputs.length > 0", arg=[first])
+    outputs = page.evaluate(
+        "([i]) => window.jupyterapp.shell.currentWidget.content.widgets[i]"
+        ".model.outputs.toJSON()", [first])
+    text = "".join("".join(o.get("text", "")) for o in outputs)
+    assert "is not run by Run All" in text, outputs
+    assert "RoPE minus NoPE" not in text
