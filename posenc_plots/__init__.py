@@ -172,17 +172,38 @@ def show(figure):
                 value=s.value, min=s.min, max=s.max, **common)
 
     live = new_live(figure)
-    image = w.Image(format="png")
+    # At its natural size, not stretched to the output's width as a flex
+    # item of the box would be (issue 25 saw 181 %, blurred); scaled down
+    # only when wider than the output. Its box never shrinks, so a move
+    # that crops the figure a few pixels smaller moves nothing below it.
+    image = w.Image(format="png", layout=w.Layout(
+        align_self="flex-start", max_width="100%", object_fit="contain",
+        object_position="left top"))
+    tallest = [0]
 
     def update(**kwargs):
         live.update(**kwargs)
-        image.value = live.png()
+        png = live.png()
+        height = png_size(png)[1]
+        if height > tallest[0]:
+            tallest[0] = height
+            image.layout.min_height = f"{height}px"
+        image.value = png
 
     box = w.interactive(update, clear_output=False, **controls)
     *sliders, out = box.children
     box.children = (*sliders, image, out)
     box.live = live  # the figure behind the image (tests, notebooks)
     return box
+
+
+def png_size(png):
+    """``(width, height)`` in pixels of the PNG bytes ``png``, read from its
+    header; ``(0, 0)`` for no image."""
+    if len(png) < 24 or png[12:16] != b"IHDR":
+        return 0, 0
+    return (int.from_bytes(png[16:20], "big"),
+            int.from_bytes(png[20:24], "big"))
 
 
 def new_live(figure):

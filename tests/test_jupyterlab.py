@@ -343,6 +343,13 @@ def test_run_all_then_a_slider_redraws(page, lab):
         "([el, old]) => el.getAttribute('src') !== old",
         arg=[image.element_handle(), before])
     assert image.get_attribute("src") != before
+    # at its natural size: not stretched to the output's width
+    nat_w, w, column = image.evaluate(
+        "i => [i.naturalWidth, i.getBoundingClientRect().width, "
+        "i.closest('.jp-OutputArea').getBoundingClientRect().width]")
+    assert w <= nat_w + 0.5, (nat_w, w)
+    if nat_w < column - 120:
+        assert abs(w - nat_w) <= 0.5, (nat_w, w)
 
 
 def test_opened_notebook_is_unmodified(opened):

@@ -234,6 +234,42 @@ def test_a_live_figure_without_live_builds_again():
     assert len(calls) == 4
 
 
+def test_the_image_keeps_its_natural_size_and_never_shrinks():
+    """In JupyterLab the image is a flex item of the box, stretched to the
+    output's width unless told otherwise (issue 25 saw a 513 px figure at
+    181 %); and a figure cropped a few pixels smaller by a move must not
+    move what is below it."""
+    from posenc_plots import ch06_rope
+
+    box = posenc_plots.show(ch06_rope.ROTATING_PAIR)
+    image = _image(box)
+    assert image.layout.align_self == "flex-start"
+    assert image.layout.max_width == "100%"
+    assert image.layout.object_fit == "contain"
+    width, height = posenc_plots.png_size(bytes(image.value))
+    assert 300 < width < 1200 and 300 < height < 1200
+    assert image.layout.min_height == f"{height}px"
+    tallest = height
+    for control in _controls(box):
+        for value in (control.min, control.max):
+            control.value = value
+            h = posenc_plots.png_size(bytes(image.value))[1]
+            tallest = max(tallest, h)
+            assert image.layout.min_height == f"{tallest}px"
+
+
+def test_png_size():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(3, 2), dpi=100)
+    fig.add_subplot().plot([0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert posenc_plots.png_size(buf.getvalue()) == (300, 200)
+    assert posenc_plots.png_size(b"") == (0, 0)
+    assert posenc_plots.png_size(b"GIF89a" + bytes(30)) == (0, 0)
+
+
 # ---------------------------------------------------------- compositor
 
 
