@@ -306,3 +306,47 @@ def test_folded_cells_are_folded(probe, name):
     tagged = sum("hide-input" in c.get("metadata", {}).get("tags", [])
                  for c in cells)
     assert probe(name, "desktop")["folded"] == tagged
+
+
+# --------------------------------------------------------- slider labels
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def label_problems(name, english, chinese):
+    """What keeps a slider's label from being understood without the code:
+    it must hold a word (not only the code name: "position pos", not
+    "pos"; "model width d_model", not "d_model"), in both languages."""
+    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", english)
+    words = [t for t in tokens if t.isalpha() and t.islower()
+             and (len(t) >= 4 or (len(t) == 3 and t != name))]
+    problems = []
+    if not words:
+        problems.append(f"{english!r}: no word, only code names")
+    if len(_CJK.findall(chinese)) < 2:
+        problems.append(f"{chinese!r}: no Chinese word")
+    return problems
+
+
+def test_label_rule_bites():
+    assert not label_problems("pos", "position pos", "位置 pos")
+    assert not label_problems("base", "base b", "底数 b")
+    for name, label in (("pos", "pos"), ("d_model", "d_model"), ("n", "n"),
+                        ("head_dim", "head_dim"), ("m", "m (0 to 10)")):
+        assert label_problems(name, label, "头维度"), label
+    assert label_problems("pos", "position pos", "pos")
+
+
+def test_slider_labels_are_words():
+    """Issue 23 item 5: a word for every code name, in both editions (the
+    live figures' labels, the Jupyter sliders' descriptions)."""
+    from posenc_plots import all_interactive
+
+    bad = []
+    for module, fig in all_interactive():
+        for s in fig.sliders:
+            english = fig.text(s.label, "en") or s.name
+            chinese = fig.text(s.label, "zh_CN") or s.name
+            bad += [f"{module}:{fig.name} {s.name}: {p}"
+                    for p in label_problems(s.name, english, chinese)]
+    assert not bad, "\n".join(bad)
