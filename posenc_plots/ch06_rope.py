@@ -51,8 +51,8 @@ _ROTATING = Labels("ch06_rope:ch06_rotating_pair", {
                 "their dot product depends on \u2113 - m only."),
 })
 _SCORES = Labels("ch06_rope:plot_score_matrices", {
-    "rotary": "rotary: (R_m q).(R_\u2113 k)",
-    "added": "added: (q + P_m).(k + P_\u2113)",
+    "rotary": r"rotary: $(R_m \mathbf{q}) \cdot (R_\ell \mathbf{k})$",
+    "added": r"added: $(\mathbf{q} + P_m) \cdot (\mathbf{k} + P_\ell)$",
     "xlabel": "key position \u2113",
     "ylabel": "query position m",
 })
@@ -67,9 +67,9 @@ _DECAY = Labels("ch06_rope:ch06_decay_bound", {
     "caption": "RoFormer's relative upper bound against relative distance.",
 })
 _LAYOUTS = Labels("ch06_rope:plot_layouts", {
-    "interleaved": "interleaved: pairs (2i, 2i+1)",
+    "interleaved": "interleaved: pairs $(2i, 2i+1)$",
     "permutation": "permutation: evens, then odds",
-    "half": "half: pairs (i, i + d/2)",
+    "half": "half: pairs $(i, i + d/2)$",
     "xlabel": "input dimension",
     "ylabel": "output dimension",
 })
@@ -174,7 +174,7 @@ def plot_score_matrices(*, q=None, k=None, n=32, head_dim=8, base=10000.0,
     base=base)`` (not constant). The two images' arrays are these matrices.
     """
     text = _SCORES.get()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(7.8, 3.7), layout="constrained")
     if q is None or k is None:
         q, k = np.random.default_rng(seed).normal(size=(2, head_dim))
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
@@ -240,7 +240,7 @@ def plot_layouts(*, m=4, head_dim=8, base=100.0):
     matrices.
     """
     text = _LAYOUTS.get()
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(8, 3.1), layout="constrained")
     eye = np.eye(head_dim)
     pos = np.full(head_dim, float(m))
     R_int = pc.apply_rope(eye, pos, base=base).T

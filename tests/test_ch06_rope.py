@@ -464,3 +464,15 @@ def test_every_slider_value_draws_what_it_says():
         # every step of the slider changes the curve
         for a, b in zip(drawn, drawn[1:], strict=False):
             assert a.shape != b.shape or not np.allclose(a, b), slider.name
+
+
+@pytest.mark.parametrize("plot", [figs.plot_score_matrices,
+                                  figs.plot_layouts])
+def test_static_figures_fit_the_column_readably(plot):
+    # the book's column shows a figure at most 672 px wide: at >= 80
+    # displayed pixels per figure inch (issue 23), at most 8.4 in
+    fig = plot()
+    fig.canvas.draw()
+    assert fig.get_tightbbox().width <= 672 / 80
+    titles = " ".join(ax.get_title() for ax in fig.axes)
+    assert "_(" not in titles and "$" in titles  # mathtext, not ASCII TeX
