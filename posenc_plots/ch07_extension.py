@@ -25,6 +25,7 @@ __all__ = [
     "WAVELENGTHS",
     "plot_turns",
     "live_turns",
+    "plot_unseen_angles",
     "plot_wavelengths",
     "live_wavelengths",
     "scaled_frequencies",
@@ -67,6 +68,17 @@ _WAVELENGTHS = Labels("ch07_extension:ch07_wavelengths", {
     "original_length": "training length L",
     "caption": ("New wavelength and stretch of each RoPE pair for each "
                 "rescaling method."),
+})
+
+_UNSEEN = Labels("ch07_extension:plot_unseen_angles", {
+    "xlabel": "distance $|r|$ between query and key (tokens)",
+    "ylabel": r"angle $|r|\,\omega_i$ of the pair (degrees)",
+    "seen": "angles seen in training",
+    "L": "training length $L$",
+    "none": "no rescaling, over $sL$",
+    "linear": r"Position Interpolation, $\omega_i / s$",
+    "title": ("pair $i$ = {pair} of {pairs}, $d$ = {head_dim}, $b$ = {base}, "
+              "$L$ = {L}, $s$ = {s}"),
 })
 
 _COLORS = {"none": "C3", "linear": "C0", "ntk": "C2", "yarn": "C1",
@@ -123,6 +135,56 @@ def plot_turns(*, factor=8, original_length=8192, head_dim=128,
     return live_turns(ax, head_dim=head_dim, base=base,
                       methods=methods).update(
         factor=factor, original_length=original_length)
+
+
+def plot_unseen_angles(*, pair=50, factor=8, original_length=8192,
+                       head_dim=128, base=500000.0, ax=None):
+    """The angle of one RoPE pair against the distance, as is and with
+    Position Interpolation: why a long input breaks RoPE, and the remedy.
+
+    Pair ``i = pair`` of a head of width ``head_dim`` turns by the angle
+    ``|r| * omega_i`` at a distance ``|r|`` between query and key. The line
+    with gid ``"none"`` has x-data ``0, ..., s*L - 1`` (``s = factor``,
+    ``L = original_length``) and y-data that angle in degrees; the line
+    ``"linear"`` the angle with Position Interpolation,
+    ``|r| * omega_i / s``. The band (gid ``"seen"``) covers the angles
+    ``0`` to ``(L - 1) * omega_i`` that training showed; the dotted line
+    marks ``|r| = L``. For a slow pair (``L * omega_i < 2 * pi``) the first
+    line leaves the band at ``L`` and the second never does.
+
+    Raises ``ValueError`` unless ``0 <= pair < head_dim // 2`` and
+    ``factor >= 1``.
+    """
+    if not 0 <= pair < head_dim // 2 or int(pair) != pair:
+        raise ValueError(f"pair must be an integer from 0 to "
+                         f"{head_dim // 2 - 1}, got {pair!r}")
+    if not factor >= 1:
+        raise ValueError(f"factor must be at least 1, got {factor!r}")
+    text, L, s = _UNSEEN.get(), original_length, factor
+    fig, ax = _axes(ax, (7.6, 3.9))
+    r = np.arange(int(round(s * L)))
+    seen = np.degrees((L - 1) * pc.rope_frequencies(head_dim, base=base)[pair])
+    ax.axhspan(0, seen, color="0.88", zorder=0, label=text["seen"],
+               gid="seen")
+    for method in ("none", "linear"):
+        omega = scaled_frequencies(method, factor=s, original_length=L,
+                                   head_dim=head_dim, base=base)[pair]
+        ax.plot(r, np.degrees(r * omega), color=_COLORS[method],
+                lw=2.5 if method == "linear" else 1.6, gid=method,
+                label=text[method])
+    ax.axvline(L, color="k", ls=":", lw=1, label=text["L"])
+    ax.set_xlim(0, r[-1])
+    ax.set_ylim(0, None)
+    ax.xaxis.set_major_formatter(
+        plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    ax.set_title(text["title"].format(pair=pair, pairs=head_dim // 2,
+                                      head_dim=head_dim, base=_fmt(base),
+                                      L=_fmt(L), s=_fmt(s)), fontsize=10)
+    ax.legend(loc="upper left", fontsize="small")
+    ax.grid(alpha=0.3)
+    return fig
 
 
 def live_turns(ax=None, *, head_dim=128, base=500000.0, methods=METHODS):

@@ -224,3 +224,38 @@ def test_every_slider_position_draws_what_the_papers_say(spec):
                            for a, b in zip(drawn, before, strict=True))
             before = drawn
             plt.close(fig)
+
+
+def test_unseen_angles_lines_are_the_angles_of_the_pair():
+    s, L, pair = 8, 8192, 50
+    fig = figs.plot_unseen_angles(pair=pair, factor=s, original_length=L)
+    ax = fig.axes[0]
+    lines = _lines(ax)
+    assert set(lines) == {"none", "linear"}
+    omega = pc.rope_frequencies(128, base=500000.0)[pair]
+    r = np.arange(s * L)
+    np.testing.assert_allclose(lines["none"].get_xdata(), r)
+    np.testing.assert_allclose(lines["none"].get_ydata(),
+                               np.degrees(r * omega), rtol=1e-12)
+    np.testing.assert_allclose(lines["linear"].get_ydata(),
+                               np.degrees(r * omega / s), rtol=1e-12)
+    band = next(p for p in ax.patches if p.get_gid() == "seen")
+    top = band.get_path().vertices[:, 1].max()
+    top = ax.transData.inverted().transform(
+        band.get_transform().transform((0, top)))[1]
+    np.testing.assert_allclose(top, np.degrees((L - 1) * omega), rtol=1e-9)
+    # a slow pair: as is it leaves the band at L, interpolated it stays
+    # below the angle of a distance of L
+    none_y = lines["none"].get_ydata()
+    assert np.isclose(none_y[L - 1], top) and none_y[L] > top
+    assert lines["linear"].get_ydata().max() < np.degrees(L * omega)
+    # sized for the book's column (672 px at >= 80 px per inch)
+    assert fig.get_size_inches()[0] <= 8.4
+
+
+@pytest.mark.parametrize("kwargs", [{"pair": 64}, {"pair": -1},
+                                    {"pair": 2.5}, {"factor": 0.5}])
+def test_unseen_angles_rejects_bad_arguments(kwargs):
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=name):
+        figs.plot_unseen_angles(**kwargs)
