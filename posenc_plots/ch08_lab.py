@@ -106,17 +106,17 @@ STRETCH_LABELS = Labels("ch08_lab:stretches", {
 })
 
 _LOSS_BY_LENGTH = Labels("ch08_lab:plot_loss_by_length", {
-    "x": "evaluation length n (characters)",
+    "x": "evaluation length $n$ (characters)",
     "y": "validation loss (nats per character)",
-    "L": "training length L",
+    "L": "training length $L$",
     "title": "Loss by length, mean ± std over {seeds} seeds",
 })
 _PRESS = Labels("ch08_lab:plot_press_comparison", {
-    "left": "Press et al. 2022, Table 2: WikiText-103, L = 512",
-    "right": "this experiment: Alice, characters, L = {L}",
+    "left": "Press et al. 2022, Table 2: WikiText-103, $L$ = 512",
+    "right": "this experiment: Alice, characters, $L$ = {L}",
     "x": "evaluation length / training length",
-    "y_left": "change of loss from L (nats per word)",
-    "y_right": "change of loss from L (nats per character)",
+    "y_left": "change of loss from $L$ (nats per word)",
+    "y_right": "change of loss from $L$ (nats per character)",
 })
 _BY_POSITION = Labels("ch08_lab:plot_loss_by_position", {
     "x": "position in a {n}-character window",
@@ -126,15 +126,15 @@ _BY_POSITION = Labels("ch08_lab:plot_loss_by_position", {
     "train": "positions seen in training",
 })
 _STRETCH = Labels("ch08_lab:plot_rope_stretch", {
-    "x": "evaluation length n (characters)",
+    "x": "evaluation length $n$ (characters)",
     "y": "validation loss (nats per character)",
-    "left": "rescaled at evaluation, no training (s = n / L)",
-    "right": "fine-tuned {steps} steps at L' = {L_new}",
-    "L": "L",
-    "L_new": "L'",
+    "left": "rescaled at evaluation, no training ($s = n/L$)",
+    "right": "fine-tuned {steps} steps at $L'$ = {L_new}",
+    "L": "$L$",
+    "L_new": "$L'$",
 })
 _COPY = Labels("ch08_lab:plot_copy", {
-    "x": "symbols to copy, n_copy",
+    "x": r"symbols to copy, $n_{\mathrm{copy}}$",
     "exact_match": "exact match (whole copy right)",
     "symbol_accuracy": "fraction of copied symbols right",
     "train": "lengths seen in training",
@@ -142,7 +142,7 @@ _COPY = Labels("ch08_lab:plot_copy", {
 _LIVE_RUN = Labels("ch08_lab:plot_live_run", {
     "x_left": "training step",
     "y": "loss (nats per character)",
-    "left": "training ({method}, L = {L})",
+    "left": "training ({method}, $L$ = {L})",
     "x_right": "position in a {n}-character window",
     "right": "validation loss by position",
     "train": "positions seen in training",
@@ -334,6 +334,13 @@ def _axes(ax, ncols, figsize):
     return ax[0].figure, ax
 
 
+def _legend_below(ax, ncol=2, anchor=(0.5, -0.17)):
+    """The legend under the panel, clear of its lines (the constrained
+    layout makes room for it)."""
+    ax.legend(fontsize="small", ncol=ncol, loc="upper center",
+              bbox_to_anchor=anchor)
+
+
 def _log2_lengths(ax, lengths, L, label):
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths, [f"{n}\n({n // L}L)" for n in lengths])
@@ -378,7 +385,7 @@ def plot_press_comparison(results, *, methods=("sinusoidal", "rope", "t5",
     ``L``; the tokens differ (words against characters).
     """
     text, names = _PRESS.get(), LABELS.get()
-    fig, (left, right) = _axes(ax, 2, (11, 4.2))
+    fig, (left, right) = _axes(ax, 2, (8, 3.9))
     table = PRESS2022_TABLE2
     inputs = np.array(table["inputs"], dtype=float)
     L = results["config"]["L"]
@@ -417,7 +424,7 @@ def plot_loss_by_position(results, *, bin_width=16, ax=None):
     ``0 <= pos < L``, the positions seen in training.
     """
     text, names = _BY_POSITION.get(), LABELS.get()
-    fig, axes = _axes(ax, 2, (11, 4.2))
+    fig, axes = _axes(ax, 2, (8, 4.5))
     L = results["config"]["L"]
     groups = (("none", "sinusoidal", "learned"), ("rope", "alibi", "t5"))
     low, high = np.inf, -np.inf
@@ -437,7 +444,7 @@ def plot_loss_by_position(results, *, bin_width=16, ax=None):
         ax_.set_xlim(0, n)
         ax_.set_xlabel(text["x"].format(n=n))
         ax_.set_title(title, fontsize="medium")
-        ax_.legend(fontsize="small", loc="lower right")
+        _legend_below(ax_)
         ax_.grid(alpha=0.3)
     pad = 0.03 * (high - low)
     for ax_ in axes:  # one scale for both panels
@@ -458,7 +465,7 @@ def plot_rope_stretch(results, *, ax=None):
     Interpolation (factor ``L'/L``) and without.
     """
     text, names = _STRETCH.get(), STRETCH_LABELS.get()
-    fig, (left, right) = _axes(ax, 2, (11, 4.4))
+    fig, (left, right) = _axes(ax, 2, (8, 5.0))
     cfg = results["config"]
     L, L_new = cfg["L"], cfg["finetune_factor"] * cfg["L"]
     panels = ((left, ("rope", "pi", "ntk", "yarn")),
@@ -480,8 +487,8 @@ def plot_rope_stretch(results, *, ax=None):
                                          L_new=L_new), fontsize="medium")
     left.set_ylabel(text["y"])
     right.sharey(left)
-    left.legend(fontsize="small")
-    right.legend(fontsize="small")
+    _legend_below(left)
+    _legend_below(right)
     return fig
 
 
@@ -494,7 +501,7 @@ def plot_copy(results, *, methods=METHODS, ax=None):
     ``1 <= n_copy <= copy_k``.
     """
     text, names = _COPY.get(), LABELS.get()
-    fig, axes = _axes(ax, 2, (11, 4.2))
+    fig, axes = _axes(ax, 2, (8, 4.4))
     k = results["config"]["copy_k"]
     for ax_, metric in zip(axes, COPY_METRICS, strict=True):
         for j, method in enumerate(methods):
@@ -511,7 +518,9 @@ def plot_copy(results, *, methods=METHODS, ax=None):
         ax_.set_xlabel(text["x"])
         ax_.set_title(text[metric], fontsize="medium")
         ax_.grid(alpha=0.3)
-    axes[1].legend(fontsize="small", loc="lower left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize="small", ncol=4,
+               loc="outside lower center")
     return fig
 
 
@@ -524,7 +533,7 @@ def plot_live_run(run, L, *, bin_width=16, ax=None):
     (x-data: each bin's first position), with ``0 <= pos < L`` shaded.
     """
     text = _LIVE_RUN.get()
-    fig, (left, right) = _axes(ax, 2, (11, 3.8))
+    fig, (left, right) = _axes(ax, 2, (8, 3.6))
     steps, loss = np.array(run["train_loss"]).T
     left.plot(steps, loss, color=_COLORS[run["method"]], gid="train")
     left.set_xlabel(text["x_left"])
@@ -659,7 +668,7 @@ def live_explore(ax=None, *, results=None):
     """:func:`plot_explore`, built once: a :class:`posenc_plots.Live`
     whose ``update(variant, other, bin_width)`` draws."""
     results = load_results() if results is None else results
-    fig, (left, right) = _axes(ax, 2, (11, 4.4))
+    fig, (left, right) = _axes(ax, 2, (8, 5.0))
     text = _EXPLORE.get()
     colors = _variant_colors()
     L = results["config"]["L"]
@@ -694,7 +703,7 @@ def live_explore(ax=None, *, results=None):
     right.set_xlim(all_lengths[0] / 2 ** 0.25, all_lengths[-1] * 2 ** 0.25)
     right.set_xlabel(text["x_right"])
     right.set_title(text["title_right"], fontsize="medium")
-    right.legend(fontsize="small", loc="upper left")
+    _legend_below(right)
     suptitle = fig.suptitle(" ")
 
     def update(variant=3, other=4, bin_width=16):
@@ -722,8 +731,8 @@ def live_explore(ax=None, *, results=None):
                 line.set_color(colors[oname if j == seeds + 1 else name])
         lines["left"][-1].set_label(text["other_mean"].format(index=o))
         # a new legend: its handles take the colours the lines have now
-        left.legend(fontsize="small", loc="upper left")
-        left.set_title(text["title_left"].format(w=w))
+        _legend_below(left)
+        left.set_title(text["title_left"].format(w=w), fontsize="medium")
         for ax_ in (left, right):  # limits from this data, as a new figure
             ax_.relim()
             ax_.autoscale_view()

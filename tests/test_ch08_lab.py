@@ -590,3 +590,25 @@ def test_the_base_exercise_runs_are_committed_as_described(results):
         assert new["train_loss"] == old["train_loss"]
         for n, res in old["eval"].items():
             assert abs(new["eval"][n]["loss"] - res["loss"]) <= 1e-4
+
+
+#: The book's column shows a figure at most 672 px wide; at >= 80 displayed
+#: pixels per figure inch (issue 23), a static figure is at most 8.4 in.
+COLUMN_INCHES = 672 / 80
+
+
+@pytest.mark.parametrize("plot", [
+    lab.plot_loss_by_length, lab.plot_press_comparison,
+    lab.plot_loss_by_position, lab.plot_rope_stretch, lab.plot_copy])
+def test_static_figures_fit_the_column_readably(results, plot):
+    fig = plot(results)
+    fig.canvas.draw()
+    width = fig.get_tightbbox().width  # inches, as the inline backend crops
+    assert width <= COLUMN_INCHES, (plot.__name__, width)
+    # no legend over the crowded panels: it lies below the plot area
+    crowded = plot in (lab.plot_loss_by_position, lab.plot_rope_stretch)
+    for ax in fig.axes if crowded else ():
+        legend = ax.get_legend()
+        if legend is not None:
+            assert (legend.get_window_extent().y1
+                    <= ax.get_window_extent().y0), plot.__name__
