@@ -25,6 +25,7 @@ __all__ = [
     "plot_query_weights",
     "plot_encoding_vs_order",
     "plot_order_heatmaps",
+    "plot_reordering_effect",
     "attention_with_position",
     "live_attention",
     "ATTENTION_WITH_POSITION",
@@ -68,6 +69,15 @@ _ENCODING_VS_ORDER = Labels("ch01_order:plot_encoding_vs_order", {
     "ylabel_changes": "absolute change in weight",
 })
 
+_REORDERING = Labels("ch01_order:plot_reordering_effect", {
+    "plain": "no position encoding",
+    "encoded": "with the sinusoidal encoding",
+    "largest": "largest change {max:.2f}",
+    "xlabel": "key word",
+    "ylabel": "query word",
+    "colorbar": "change of the weight",
+})
+
 _ATTENTION = Labels("ch01_order:attention_with_position", {
     "first": "Shenyang to Guangzhou",
     "second": "Guangzhou to Shenyang",
@@ -75,7 +85,7 @@ _ATTENTION = Labels("ch01_order:attention_with_position", {
     "xlabel": "key word",
     "ylabel": "query word",
     "suptitle": ("amplitude of the position encoding = {amplitude:g}, "
-                 "d_model = {d_model}"),
+                 r"$d_{{\mathrm{{model}}}} = {d_model}$"),
     "amplitude": "encoding amplitude",
     "d_model": "model width d_model",
     "caption": ("Attention weights of the two phrases, indexed by word. "
@@ -155,8 +165,8 @@ def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
                            encoded_second, words=None, *, ax=None):
     """Separate what adding the encoding changes from what reordering changes.
 
-    Left panel: the weights one query gives each word, without the encoding
-    and with it, in both phrases. Right panel: for each word, the size of
+    First panel: the weights one query gives each word, without the encoding
+    and with it, in both phrases. Second panel: for each word, the size of
     three changes of that weight:
 
     - reordering the phrase without the encoding,
@@ -167,9 +177,10 @@ def plot_encoding_vs_order(plain_first, plain_second, encoded_first,
       ``|encoded_second - encoded_first|``, whose values are written on its
       bars.
 
-    The left panel's y-axis runs from 0 to 1; the right panel's from 0 to
-    1.35 times the largest change, so that the small effect of the order
-    stays visible.
+    The weights' y-axis runs from 0 to 1; the changes' from 0 to 1.35 times
+    the largest change, so that the small effect of the order stays visible.
+    Without ``ax`` the two panels are stacked (weights above, changes
+    below), 8 inches wide, to read at the width of the book's column.
 
     Parameters
     ----------
@@ -188,7 +199,7 @@ shape (n_words,)
     """
     text, words = _ENCODING_VS_ORDER.get(), _words(words)
     if ax is None:
-        fig, ax = plt.subplots(1, 2, figsize=(11, 3.4),
+        fig, ax = plt.subplots(2, 1, figsize=(8, 6), sharex=True,
                                constrained_layout=True)
     series = [np.asarray(w, dtype=float) for w in
               (plain_first, plain_second, encoded_first, encoded_second)]
@@ -213,7 +224,7 @@ shape (n_words,)
         bars = ax[1].bar(x + (k - 1) * 0.27, heights, width=0.27, label=label,
                          color=color)
     # the effect of the order is small: write its values on its bars
-    ax[1].bar_label(bars, fmt="%.3f", fontsize="x-small", padding=1)
+    ax[1].bar_label(bars, fmt="%.3f", fontsize="small", padding=1)
     titles = (text["title_weights"], text["title_changes"])
     ylabels = (text["ylabel_weights"], text["ylabel_changes"])
     # the weights on 0..1; the changes on their own scale, so that the
@@ -223,11 +234,13 @@ shape (n_words,)
     for axis, title, ylabel, top in zip(ax, titles, ylabels, tops,
                                         strict=True):
         axis.set_xticks(x, words)
+        axis.tick_params(labelbottom=True)
         axis.set_ylim(0, top)
         axis.set_title(title, fontsize="medium")
         axis.set_ylabel(ylabel)
-        axis.legend(fontsize="x-small", loc="upper left")
+        axis.legend(fontsize="small", loc="upper left")
     return ax[0].figure
+
 
 def plot_order_heatmaps(A_first, A_second, words=None, *, ax=None):
     """Three heatmaps: both phrases' weights by word, and their difference.
@@ -283,6 +296,59 @@ class _OrderHeatmaps:
                 text.set_text(f"{value:.2f}")
                 text.set_color("black" if value > 0.6 * vmax else "white")
         return self.ax[0].figure
+
+
+def plot_reordering_effect(amplitude=1.0, d_model=16, *, seed=0, ax=None):
+    """How much reordering the ticket phrase changes each attention weight.
+
+    Two heatmaps of ``|A_first - A_second|`` from :func:`ticket_weights`
+    (row: the query word, column: the key word, both indexed by word, so
+    that the same cell holds the same pair of words in both phrases): left
+    without a position encoding (``amplitude = 0``: every change is zero, to
+    rounding, by permutation equivariance), right with the sinusoidal encoding
+    at ``amplitude``. Both panels share one colour scale, from 0 to the
+    larger of 0.25 and the largest change; each cell is written.
+
+    Parameters
+    ----------
+    amplitude : float, optional
+        Scale of the encoding added in the right panel (default 1).
+    d_model : int, optional
+        Width of the embeddings and the encoding (default 16).
+    seed : int, optional
+        Seed of :func:`random_parameters`.
+    ax : sequence of two Axes, optional
+        Where to draw the two panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    text, words = _REORDERING.get(), _words(None)
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(8, 3.9), sharey=True,
+                               constrained_layout=True)
+    changes = [np.abs(np.subtract(*ticket_weights(a, d_model, seed=seed)))
+               for a in (0.0, amplitude)]
+    vmax = max(0.25, float(max(c.max() for c in changes)))
+    ticks = np.arange(len(words))
+    for axis, change, title in zip(ax, changes, (text["plain"],
+                                                 text["encoded"]),
+                                   strict=True):
+        image = axis.imshow(change, cmap="magma", vmin=0.0, vmax=vmax)
+        for (r, c), value in np.ndenumerate(change):
+            axis.text(c, r, f"{value:.2f}", ha="center", va="center",
+                      fontsize="small",
+                      color="black" if value > 0.6 * vmax else "white")
+        axis.set_xticks(ticks, words, rotation=45, ha="right")
+        axis.set_yticks(ticks, words)
+        axis.set_xlabel(text["xlabel"])
+        axis.set_title(title + "\n" + text["largest"].format(
+            max=change.max()), fontsize="medium")
+    ax[0].set_ylabel(text["ylabel"])
+    ax[0].figure.colorbar(image, ax=list(ax), shrink=0.8,
+                          label=text["colorbar"])
+    return ax[0].figure
 
 
 def attention_with_position(amplitude=1.0, d_model=16, *, ax=None):

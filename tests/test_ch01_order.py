@@ -179,7 +179,7 @@ def test_every_slider_position_draws_what_the_weights_say():
             assert axes[2].get_title() == f"|difference|, max {diff.max():.2f}"
             assert fig.get_suptitle() == (
                 f"amplitude of the position encoding = {values['amplitude']:g}"
-                f", d_model = {int(values['d_model'])}")
+                f", $d_{{\\mathrm{{model}}}} = {int(values['d_model'])}$")
             if values["amplitude"] == 0:  # no position: the phrases agree
                 assert np.allclose(diff, 0, atol=1e-12)
             if before is not None:  # the move changed what is drawn
@@ -196,3 +196,28 @@ def test_corners_of_the_slider_grid_draw():
         fig = figs.attention_with_position(**dict(zip(names, combo, strict=True)))
         assert np.all(np.isfinite(fig.axes[0].images[0].get_array()))
         plt.close(fig)
+
+
+@pytest.mark.parametrize("amplitude, d_model, seed", [(1.0, 16, 0),
+                                                      (2.0, 8, 3)])
+def test_reordering_effect_shows_the_change_of_every_weight(amplitude,
+                                                            d_model, seed):
+    fig = figs.plot_reordering_effect(amplitude, d_model, seed=seed)
+    plain, encoded = (ax.images[0].get_array() for ax in fig.axes[:2])
+    R1, R2 = reference_weights(amplitude, d_model, seed)
+    assert np.abs(plain).max() < 1e-12  # permutation equivariance
+    assert np.allclose(encoded, np.abs(R1 - R2)) and encoded.max() > 0.01
+    assert [t.get_text() for t in fig.axes[1].texts] == [
+        f"{v:.2f}" for v in np.abs(R1 - R2).ravel()]
+    # one colour scale for both panels, and the largest change in the title
+    assert {ax.images[0].get_clim() for ax in fig.axes[:2]} == {
+        (0.0, max(0.25, np.abs(R1 - R2).max()))}
+    assert f"{np.abs(R1 - R2).max():.2f}" in fig.axes[1].get_title()
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(
+        figs.TICKET_WORDS)
+
+
+def test_reordering_effect_draws_into_given_axes():
+    fig, ax = plt.subplots(1, 2)
+    assert figs.plot_reordering_effect(ax=ax) is fig
+    assert all(a.images for a in ax)

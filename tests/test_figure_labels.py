@@ -274,7 +274,8 @@ def test_the_ticket_figure_in_chinese(monkeypatch):
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "沈阳", "到", "广州", "的", "机票"]
     assert ax.get_xlabel() == "作为键的词" and ax.get_ylabel() == "作为查询的词"
-    assert fig.get_suptitle() == "位置编码的幅度 = 0.5，d_model = 8"
+    assert fig.get_suptitle() == (
+        r"位置编码的幅度 = 0.5，$d_{\mathrm{model}} = 8$")
     assert fig.axes[2].get_title().startswith("|差值|，最大 ")
 
 
