@@ -80,10 +80,69 @@ def _round():
                         last_sep="; ")
 
 
-def _person():
+def _names_node():
+    """sphinxcontrib-bibtex's ``names`` template, with BibTeX's "and
+    others" (a last author ``others``) read as "et al.": "Grattafiori et
+    al., 2024", not "Grattafiori and others, 2024" ("Grattafiori 和 others"
+    in the Chinese edition)."""
+    from pybtex.richtext import Text
+    from pybtex.style.template import FieldIsMissing, node
+    from sphinxcontrib.bibtex.style.template import join
+
+    @node
+    def names(children, data, role, **kwargs):
+        assert not children
+        try:
+            persons = data["entry"].persons[role]
+        except KeyError:
+            raise FieldIsMissing(role, data["entry"]) from None
+        style = data["style"]
+        formatted = [style.person.style_plugin.format(p, style.person.abbreviate)
+                     for p in persons]
+        if len(persons) > 1 and str(persons[-1]) == "others":
+            first = join(**kwargs)[formatted[:-1]].format_data(data)
+            other = kwargs.get("other")
+            if len(formatted) == 2 and other is not None:
+                return Text(first, other)
+            if other is not None:  # three or more: join says et al. itself
+                return first
+        return join(**kwargs)[formatted].format_data(data)
+
+    return names
+
+
+def _book_person_style(**kwargs):
+    """A PersonStyle whose names read "and others" as "et al."."""
+    from dataclasses import dataclass
+
+    from pybtex.style.template import field as bib_field_
+    from pybtex.style.template import first_of, optional, tag
     from sphinxcontrib.bibtex.style.referencing import PersonStyle
 
-    return PersonStyle(other=" et al.")
+    names = _names_node()
+
+    @dataclass
+    class BookPersonStyle(PersonStyle):
+        def names(self, role, full):
+            return names(role=role, sep=self.sep, sep2=self.sep2,
+                         last_sep=self.last_sep,
+                         other=None if full else self.other)
+
+        def author_or_editor_or_title(self, full):
+            options = dict(sep=self.sep, sep2=self.sep2,
+                           last_sep=self.last_sep,
+                           other=None if full else self.other)
+            return first_of[
+                optional[names("author", **options)],
+                optional[names("editor", **options)],
+                tag("em")[bib_field_("title")],
+            ]
+
+    return BookPersonStyle(**kwargs)
+
+
+def _person():
+    return _book_person_style(other=" et al.")
 
 
 def _round_zh():
@@ -94,9 +153,8 @@ def _round_zh():
 
 
 def _person_zh():
-    from sphinxcontrib.bibtex.style.referencing import PersonStyle
-
-    return PersonStyle(other=" 等人", sep="、", sep2=" 和 ", last_sep=" 和 ")
+    return _book_person_style(other=" 等人", sep="、", sep2=" 和 ",
+                              last_sep=" 和 ")
 
 
 def reference_style_zh():

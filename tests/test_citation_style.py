@@ -83,3 +83,10 @@ def test_the_chinese_edition_keeps_the_styles():
     # the same author-year citations, in their Chinese form (等人, （）)
     assert en["bibtex_reference_style"] == posenc_bibliography.REFERENCE_STYLE
     assert zh["bibtex_reference_style"] == posenc_bibliography.REFERENCE_STYLE_ZH
+
+
+def test_and_others_reads_et_al(cite):
+    """BibTeX's "and others" (the Llama 3 paper lists hundreds of authors)
+    is "et al.", not "Grattafiori and others"."""
+    assert cite("p", ["grattafiori2024llama3"]) == "(Grattafiori et al., 2024)"
+    assert cite("t", ["grattafiori2024llama3"]) == "Grattafiori et al. (2024)"
