@@ -281,6 +281,14 @@ def assert_reads_as_the_book(page, nb, name):
     for label in set(re.findall(r"\{eq\}`([^`]+)`",
                                 markdown_source(nb, folded))) & labels:
         assert page.locator(f"{NOTEBOOK} a[href='#{label}']").count(), label
+    # a link to another chapter or page opens its file in JupyterLab
+    targets = re.findall(r"\[\]\(([^)#]+)\)", markdown_source(nb, folded))
+    links = page.eval_on_selector_all(
+        f"{NOTEBOOK} .jp-MarkdownCell a[href*='/files/']",
+        "els => els.map(a => [a.textContent, new URL(a.href).pathname])")
+    for target in set(targets):
+        assert any(text == target and href.endswith("/" + target.split("/")[-1])
+                   for text, href in links), (name, target, links[:5])
     # figures at their natural size: never enlarged, and those that fit
     # shown at exactly their size (a wider one is scaled to the column)
     images = page.eval_on_selector_all(

@@ -193,3 +193,18 @@ def test_released_assignments_store_what_jupyterlab_writes(tmp_path):
     info = dict(meta.language_info)
     assert info.pop("version") == ".".join(map(str, sys.version_info[:3]))
     assert info == expected_language_info()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapters_link_chapters_by_file(path):
+    # jupyterlab-myst turns {doc}`06_rope` into a link to "06_rope", which
+    # JupyterLab cannot open; [](06_rope.ipynb) opens the notebook there
+    # and is the chapter's title in the HTML book, as {doc} was.
+    import re
+
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            assert "{doc}`" not in cell.source, (path.name, index)
+            for target in re.findall(r"\[\]\(([^)#]+)", cell.source):
+                assert (path.parent / target).is_file(), (path.name, target)
