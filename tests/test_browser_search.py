@@ -228,3 +228,22 @@ def test_switch_keeps_the_query(browser, server):  # noqa: F811
         assert page.evaluate(RESULTS), "no result in the Chinese edition"
     finally:
         visit.close()
+
+
+@pytest.mark.parametrize(("edition", "query"), [("", "wavelength"), ("zh/", "波长")])
+def test_results_are_accessible(browser, server, edition, query):  # noqa: F811
+    """axe-core on a page of results (snippets, typeset formulas, the
+    highlighted words): no serious or critical violation."""
+    from urllib.parse import quote
+
+    from test_browser import axe_violations
+
+    visit = Visit(browser, f"{server}{edition}search.html?q={quote(query)}")
+    try:
+        visit.page.wait_for_function(RESULTS)
+        visit.page.wait_for_function(TYPESET)
+        bad = [v for v in axe_violations(visit.page)
+               if v["impact"] in ("serious", "critical")]
+        assert not bad, bad
+    finally:
+        visit.close()
