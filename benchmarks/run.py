@@ -13,8 +13,9 @@ machine and the precision table, as in benchmarks/README.md.
 
 Sections (all by default; ``--only`` or ``--skip`` choose):
 
-``jupyter``    every Interactive of posenc_plots in Jupyter: from a slider
-               widget's new value to the PNG shown (``posenc_plots.show``:
+``jupyter``    every Interactive of posenc_plots in the kernel, the
+               matplotlib path: from a slider widget's new value to the
+               PNG shown (``posenc_plots.show(fig, renderer="png")``:
                the figure built once, its artists updated, what changed
                repainted, cropped like IPython's inline backend); each
                slider stepped to its neighbour and back around the
@@ -22,6 +23,15 @@ Sections (all by default; ``--only`` or ``--skip`` choose):
                whether each slider's ``continuous_update`` fits its time;
                then, at the defaults, the code before (``plot`` and the
                inline backend's print) and the choices in between.
+``jupyterlab`` what a learner waits for in JupyterLab, end to end: a real
+               JupyterLab in headless Chromium (tests/lab_server.py), a
+               notebook that shows every Interactive (posenc_plots.show),
+               each slider given key presses (Playwright, real input
+               events; right and left in turn) and timed in the page from
+               the keydown's timestamp to the first frame after the new
+               figure: the canvas redrawn (the in-page renderer, default),
+               or, with renderer="png" (the matplotlib path, for
+               comparison), the new PNG decoded.
 ``browser``    every live figure of the HTML book in headless Chromium
                (tests/test_browser.py's launcher and page loader): redraw
                time measured in the page with ``performance.now()`` around
@@ -81,7 +91,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import compare_builds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("jupyter", "browser", "core", "throughput", "memory",
+SECTIONS = ("jupyter", "jupyterlab", "browser", "core", "throughput", "memory",
             "precision", "pages")
 SLOW = ("suite", "build")
 
@@ -241,12 +251,12 @@ class _Update(_Variant):
 
 
 class _Show(_Variant):
-    """After: posenc_plots.show, a slider widget given a new value (the
-    callback updates the artists and repaints what changed into the PNG of
-    the Image widget)."""
+    """After: posenc_plots.show(renderer="png"), a slider widget given a
+    new value (the callback updates the artists and repaints what changed
+    into the PNG of the Image widget)."""
 
     def start(self, values):
-        self.box = posenc_plots.show(self.fig)
+        self.box = posenc_plots.show(self.fig, renderer="png")
         self.controls = {c.description: c for c in self.box.children
                          if hasattr(c, "continuous_update")}
         self.labels = {s.name: s.label or s.name for s in self.fig.sliders}
@@ -476,6 +486,156 @@ async ([id, repeat]) => {
   return {key: w.key, atDefaults, sweep};
 }
 """
+
+
+# ------------------------------------------------------ jupyterlab sliders
+
+#: In the page: arm a one-shot timer for the next key press on slider
+#: ``name`` of output ``index``; ``window.posencTiming`` resolves to the ms
+#: from the keydown's timestamp to the first frame after the new figure
+#: (canvas: its draw count changed; png: the new image decoded).
+_ARM_JS = """
+([kind, index, name]) => {
+  let t0 = null, box, target, slider;
+  if (kind === "canvas") {
+    box = document.querySelectorAll(".posenc-widget")[index];
+    slider = box.querySelector(`input[name="${name}"]`);
+    target = box;
+  } else {
+    box = document.querySelectorAll(".widget-interact")[index];
+    slider = box.querySelectorAll(".widget-slider [role=slider]")[name];
+    target = box.querySelector(".widget-image");
+  }
+  window.posencTiming = new Promise((resolve) => {
+    const key = (event) => { t0 = event.timeStamp; };
+    slider.addEventListener("keydown", key, { capture: true, once: true });
+    const seen = new MutationObserver(async () => {
+      if (t0 === null) return;
+      seen.disconnect();
+      if (kind === "png") await target.decode();
+      requestAnimationFrame(() => setTimeout(
+        () => resolve(performance.now() - t0), 0));
+    });
+    seen.observe(target, { attributes: true, attributeFilter:
+      [kind === "canvas" ? "data-posenc-draws" : "src"] });
+  });
+  return true;
+}
+"""
+
+
+def _lab_notebook(path, keys, renderer):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3 (ipykernel)"}
+    arg = "" if renderer == "canvas" else f", renderer={renderer!r}"
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import posenc_plots\n"
+        "from posenc_plots.page import find_interactive")] + [
+        nbformat.v4.new_code_cell(
+            f"posenc_plots.show(find_interactive({key!r}){arg})")
+        for key in keys]
+    nbformat.write(nb, path)
+
+
+def _lab_time(page, kind, figures, presses, log):
+    """{(key, slider): [ms, ...]} for every slider of ``figures``."""
+    out = {}
+    for index, (key, fig) in enumerate(figures):
+        for k, s in enumerate(fig.sliders):
+            if kind == "canvas":
+                slider = page.locator(".posenc-widget").nth(index).locator(
+                    f"input[name='{s.name}']")
+            else:
+                slider = page.locator(".widget-interact").nth(index) \
+                    .locator(".widget-slider [role=slider]").nth(k)
+            slider.scroll_into_view_if_needed()
+            first = "ArrowLeft" if s.value >= s.max else "ArrowRight"
+            other = {"ArrowLeft": "ArrowRight", "ArrowRight": "ArrowLeft"}
+            times = []
+            for r in range(presses):
+                page.evaluate(_ARM_JS, [kind, index,
+                                        s.name if kind == "canvas" else k])
+                slider.press(first if r % 2 == 0 else other[first])
+                times.append(page.evaluate("() => window.posencTiming"))
+                page.wait_for_timeout(150)
+            out[(key, s.name)] = times
+            log(f"    {kind} {key} {s.name}: median "
+                f"{statistics.median(times):.0f} ms")
+    return out
+
+
+def bench_jupyterlab(res, quick):
+    """Key press to new figure in JupyterLab, both renderers."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import lab_server  # noqa: PLC0415
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as err:
+        res.add("jupyterlab", "jupyterlab: no Playwright", None, "ms",
+                "<= 100", note=str(err)[:80])
+        return
+    exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
+    figures = [(f"{m}:{f.name}", f) for m, f in posenc_plots.all_interactive()]
+    keys = [k for k, _ in figures]
+    presses = 3 if quick else 9
+    kinds = ("canvas",) if quick else ("canvas", "png")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "nb").mkdir()
+        for kind in kinds:
+            _lab_notebook(tmp / "nb" / f"{kind}.ipynb", keys, kind)
+        load_before = os.getloadavg()
+        with lab_server.jupyterlab(tmp / "nb", tmp / "state") as url, \
+                sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=exe, headless=True,
+                args=["--no-sandbox", "--disable-gpu"])
+            results = {}
+            for kind in kinds:
+                page = browser.new_page(
+                    viewport={"width": 1280, "height": 900})
+                page.set_default_timeout(300_000)
+                page.goto(f"{url}/lab/tree/{kind}.ipynb")
+                page.wait_for_selector(
+                    ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+                page.locator(".jp-NotebookPanel .jp-Notebook").click()
+                page.keyboard.press("Escape")
+                page.get_by_role("menuitem", name="Run", exact=True).click()
+                page.locator("li[data-command='runmenu:run-all']").click()
+                ready = (".posenc-widget[data-posenc-state='ready']"
+                         if kind == "canvas" else ".widget-interact "
+                         ".widget-image[src^='blob:']")
+                page.wait_for_function(
+                    f"() => document.querySelectorAll({ready!r}).length "
+                    f">= {len(figures)}")
+                page.wait_for_timeout(2000)
+                results[kind] = _lab_time(page, kind, figures, presses,
+                                          print)
+                page.close()
+            browser.close()
+        load_after = os.getloadavg()
+    note = (f"{presses} key presses; 1-min load average "
+            f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "
+            f"({os.cpu_count()} cores)")
+    for kind in kinds:
+        every = [t for times in results[kind].values() for t in times]
+        target = "<= 100" if kind == "canvas" else None
+        what = ("in-page canvas" if kind == "canvas"
+                else "matplotlib PNG (renderer='png', for comparison)")
+        res.add("jupyterlab", f"jupyterlab {kind}: median over every "
+                "slider's median", statistics.median(
+                    [statistics.median(t) for t in results[kind].values()]),
+                "ms", target, note=f"{what}; {note}")
+        res.add("jupyterlab", f"jupyterlab {kind}: p95 of every press",
+                _p95(every), "ms")
+        for (key, name), times in results[kind].items():
+            res.add("jupyterlab", f"jupyterlab {kind} {key} {name} median",
+                    statistics.median(times), "ms", target,
+                    note=f"max {max(times):.0f} ms")
 
 
 def _html_dir(args):
@@ -1178,6 +1338,8 @@ def main(argv=None):
             print(f"\n[{section}]", flush=True)
             if section == "jupyter":
                 bench_jupyter(res, args.quick)
+            elif section == "jupyterlab":
+                bench_jupyterlab(res, args.quick)
             elif section == "browser":
                 bench_browser(res, args, args.quick)
             elif section == "core":

@@ -7,9 +7,11 @@ whose interactive figures are described by :class:`Interactive` objects
 listed in the module's ``INTERACTIVE`` tuple. Tests sweep every slider of
 every ``Interactive`` over its whole range, and the benchmark times them.
 
-In Jupyter, :func:`show` builds an interactive figure once and, when a
-slider moves, rewrites its artists (:class:`Live`) and repaints only what
-changed (``posenc_plots._live``).
+In Jupyter, :func:`show` displays the HTML book's live figure, drawn in
+the page by ``_assets/posenc/`` (``posenc_plots.jupyter``); or, with
+``renderer="png"``, :func:`show_png` builds the matplotlib figure once and,
+when a slider moves, rewrites its artists (:class:`Live`) and repaints only
+what changed (``posenc_plots._live``).
 """
 
 import importlib
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 from posenc_plots import i18n
 from posenc_plots._live import Live
 
-__all__ = ["Slider", "Interactive", "Live", "show", "new_live", "all_interactive"]
+__all__ = ["Slider", "Interactive", "Live", "show", "show_png", "new_live",
+           "all_interactive", "RENDERERS"]
 
 # Chinese labels (POSENC_LANG=zh_CN) need a font with Chinese glyphs
 i18n.use_language_font()
@@ -141,8 +144,46 @@ class Interactive:
         return out
 
 
-def show(figure):
-    """Display ``figure`` with ipywidgets sliders (in Jupyter, with a kernel).
+#: ``renderer`` values of :func:`show`, and the environment variable that
+#: chooses one when ``show`` is not told.
+RENDERERS = ("canvas", "png")
+RENDERER_ENV = "POSENC_RENDERER"
+
+
+def show(figure, renderer=None):
+    """Display ``figure``, an :class:`Interactive`, with its sliders in
+    Jupyter (with a kernel).
+
+    ``renderer="canvas"`` (the default, when anywidget is installed and a
+    chapter script draws the figure): the HTML book's live figure, drawn
+    in the page (:class:`posenc_plots.jupyter.CanvasFigure`): a slider
+    moves it without a round trip to the kernel. ``renderer="png"`` (the
+    default otherwise, or with ``POSENC_RENDERER=png``, for front ends
+    without anywidget's): matplotlib in the kernel, as below.
+    """
+    import os
+
+    if renderer is None:
+        renderer = os.environ.get(RENDERER_ENV) or None
+    if renderer is not None and renderer not in RENDERERS:
+        raise ValueError(f"renderer must be one of {RENDERERS} (or "
+                         f"${RENDERER_ENV} unset), got {renderer!r}")
+    if renderer != "png":
+        from posenc_plots import jupyter
+
+        try:
+            import anywidget  # noqa: F401
+        except ImportError:
+            if renderer == "canvas":
+                raise
+        else:
+            if renderer == "canvas" or jupyter.drawing_key(figure):
+                return jupyter.canvas_figure(figure)
+    return show_png(figure)
+
+
+def show_png(figure):
+    """Display ``figure`` with ipywidgets sliders, drawn by matplotlib.
 
     Returns the ``ipywidgets.interactive`` box: the sliders, then the image
     (an ``ipywidgets.Image``), then an output area for errors. The figure

@@ -6,8 +6,11 @@ of chapter 2, and drives it with Debian's chromium through Playwright (never
 stored kernel metadata is what JupyterLab writes), that the stored slider
 cell says to run it instead of "Error displaying widget: model not found",
 that jupyterlab-myst renders the markdown (math typeset, no raw MyST roles
-or directives), and that after running the notebook a slider moved with the
-keyboard redraws the figure. Several more notebooks are only opened, not
+or directives), that after running the notebook a slider moved with the
+keyboard redraws the figure in the page (the HTML book's renderer,
+``posenc_plots.jupyter``), and that the notebook, saved and reopened
+without its kernel, says again in the slider cell to run it instead of
+"Error displaying widget: model not found". Several more notebooks are only opened, not
 run (chapter 5, the Chinese chapter 6, chapter 8 without training, and a
 released assignment): each opens unmodified, its exercises are rendered
 boxes, its solutions folded (``tools/fold_solutions.py``), its citations
@@ -332,8 +335,9 @@ def test_run_all_then_a_slider_redraws(page, lab):
     page.keyboard.press("Escape")
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.locator("li[data-command='runmenu:run-all']").click()
-    # The sliders appear when their cell has run; then all cells have.
-    page.wait_for_selector(".jp-OutputArea .widget-image")
+    # The figure appears when its cell has run; then all cells have.
+    page.wait_for_selector(
+        ".jp-OutputArea .posenc-widget[data-posenc-state='ready']")
     page.wait_for_selector(
         ".jp-Notebook-ExecutionIndicator[data-status='idle']")
     page.wait_for_function(
@@ -341,23 +345,67 @@ def test_run_all_then_a_slider_redraws(page, lab):
     text = notebook_text(page)
     assert "model not found" not in text
     assert "Traceback" not in text
-    slider = page.locator(".widget-slider [role='slider']").first
-    image = page.locator(".widget-image").first
-    image.wait_for()
-    before = image.get_attribute("src")
+    # the HTML book's live figure, drawn in the page; the note hidden
+    figure = page.locator(".jp-OutputArea .posenc-widget").first
+    canvas = figure.locator("canvas")
+    assert canvas.is_visible()
+    assert not page.locator(".posenc-run-hint").first.is_visible()
+    assert "Run this cell (Shift+Enter)" not in notebook_text(page)
+    slider = figure.locator("input[type='range'][name='pos']")
+    before = figure.get_attribute("data-posenc-draws")
+    pixels = canvas.evaluate("c => c.toDataURL()")
     slider.focus()
-    slider.press("ArrowRight")
+    slider.press("ArrowRight")  # JupyterLab's shortcuts do not take it
     page.wait_for_function(
-        "([el, old]) => el.getAttribute('src') !== old",
-        arg=[image.element_handle(), before])
-    assert image.get_attribute("src") != before
-    # at its natural size: not stretched to the output's width
-    nat_w, w, column = image.evaluate(
-        "i => [i.naturalWidth, i.getBoundingClientRect().width, "
-        "i.closest('.jp-OutputArea').getBoundingClientRect().width]")
-    assert w <= nat_w + 0.5, (nat_w, w)
-    if nat_w < column - 120:
-        assert abs(w - nat_w) <= 0.5, (nat_w, w)
+        "([el, old]) => el.getAttribute('data-posenc-draws') !== old"
+        " && el.getAttribute('data-posenc-state') === 'ready'",
+        arg=[figure.element_handle(), before])
+    assert slider.input_value() == "21"
+    assert figure.locator("output").nth(2).inner_text() == "21"
+    assert canvas.evaluate("c => c.toDataURL()") != pixels
+    # drawn at its displayed size (one canvas pixel per device pixel), so
+    # never stretched: the figure is laid out for the output's width
+    width, css_width, ratio = canvas.evaluate(
+        "c => [c.width, c.getBoundingClientRect().width, "
+        "window.devicePixelRatio]")
+    assert abs(width - css_width * ratio) <= 1, (width, css_width, ratio)
+    assert "model not found" not in notebook_text(page)
+
+
+def test_saved_and_reopened_without_kernel_says_to_run_it(page, lab):
+    """Run (above), save, shut the kernel down, open again: the slider cell
+    shows the note to run it, not "Error displaying widget"."""
+    url, folder = lab
+    page.keyboard.press("Control+s")
+    page.wait_for_function(
+        "() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')")
+    stored = json.loads((folder / CHAPTER).read_text(encoding="utf-8"))
+    widget_cells = [c for c in stored["cells"]
+                    if c.get("metadata", {}).get("posenc_widget")]
+    kinds = [set(o.get("data", {})) for o in widget_cells[0]["outputs"]]
+    assert any("application/vnd.jupyter.widget-view+json" in k
+               for k in kinds), kinds  # what used to show the error
+    # the chapter's kernel shut down (from the page: the server wants its
+    # XSRF cookie), then the notebook opened again
+    page.evaluate("""async ([path]) => {
+      const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || "";
+      const sessions = await (await fetch("/api/sessions")).json();
+      for (const s of sessions.filter(s => s.path === path)) {
+        await fetch(`/api/sessions/${s.id}`, {method: "DELETE",
+          headers: {"X-XSRFToken": decodeURIComponent(xsrf)}});
+      }
+    }""", [CHAPTER])
+    sessions = json.load(urllib.request.urlopen(f"{url}/api/sessions"))
+    assert not [s for s in sessions if s["path"] == CHAPTER]
+    open_notebook(page, url, CHAPTER)
+    page.wait_for_timeout(3000)  # the widget manager has given up by now
+    text = notebook_text(page)
+    assert "model not found" not in text
+    assert "Error displaying widget" not in text
+    hint = page.locator(".posenc-run-hint").first
+    assert hint.is_visible()
+    assert "Run this cell (Shift+Enter) to show its sliders" in \
+        hint.inner_text()
 
 
 def test_opened_notebook_is_unmodified(opened):

@@ -1,7 +1,13 @@
 """posenc_plots.show and its live figures: the sliders a learner moves.
 
 Each chapter's tests sweep its figures (``plot(**values)``) over every
-slider position. These check what Jupyter shows instead: one widget per
+slider position. These check what Jupyter shows instead. By default
+(``renderer="canvas"``) the HTML book's live figure as a widget
+(``posenc_plots.jupyter.CanvasFigure``): its markup, spec and scripts are
+the book's, in the kernel's language, and the kernel answers the page's
+requests for data with what the book writes (``tests/test_browser.py``
+holds that renderer equal to matplotlib; ``tests/test_jupyterlab.py`` moves
+it in JupyterLab). With ``renderer="png"`` (matplotlib): one widget per
 slider with the spec's range, step, default, label and update mode; a
 figure built once, whose artists a slider moves to exactly what
 ``plot(**values)`` draws for the new values; and the image, repainted
@@ -159,7 +165,7 @@ def test_named_sliders_follow_the_drag():
 
 @pytest.mark.parametrize("module, figure", FIGURES, ids=IDS)
 def test_widgets_match_the_sliders(module, figure):
-    box = posenc_plots.show(figure)
+    box = posenc_plots.show(figure, renderer="png")
     controls = _controls(box)
     assert [c.description for c in controls] == [
         s.label or s.name for s in figure.sliders]
@@ -189,7 +195,7 @@ def test_moving_a_slider_redraws_what_plot_draws(module, figure, caplog):
     """Each slider, moved next to its default and to both ends: the live
     figure's artists equal those of a fresh ``plot(**values)``, and the
     image shown is those pixels."""
-    box = posenc_plots.show(figure)
+    box = posenc_plots.show(figure, renderer="png")
     image = _image(box)
     values = figure.defaults()
     with caplog.at_level(logging.WARNING):
@@ -221,7 +227,7 @@ def test_a_live_figure_without_live_builds_again():
         Slider("n", 1, 10, 1, 3),
         Slider("base", 1, 5, 1, 4, log=True, continuous=True),
         Slider("scale", 0.0, 1.0, 0.25, 0.5)))
-    box = posenc_plots.show(figure)
+    box = posenc_plots.show(figure, renderer="png")
     assert calls == [{"n": 3, "base": pytest.approx(1e4), "scale": 0.5}]
     n, base, scale = _controls(box)
     assert [c.continuous_update for c in (n, base, scale)] == [
@@ -364,3 +370,127 @@ def test_empty_minor_tick_labels_are_hidden_and_come_back():
     assert np.array_equal(live._compositor.buf, full_draw(fig))
     for axis in (ax.xaxis, ax.yaxis):  # the tick cache is per image
         assert "_posenc_ticks" not in axis.__dict__
+
+
+# ------------------------------------------------- the in-page renderer
+
+
+def _page_widgets():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+    import posenc_widgets
+
+    return posenc_widgets
+
+
+@pytest.mark.parametrize("module, figure", FIGURES, ids=IDS)
+def test_show_gives_the_books_live_figure(module, figure):
+    from posenc_plots import jupyter, page
+
+    widget = posenc_plots.show(figure)
+    key = f"{module}:{figure.name}"
+    assert isinstance(widget, jupyter._widget_class())
+    assert widget.key == key
+    # the markup the HTML book writes, with a placeholder id
+    assert widget.html == _page_widgets().widget_html(key, figure, "__UID__")
+    assert widget.html == page.widget_html(key, figure, "__UID__")
+    assert widget.positions == {s.name: s.value for s in figure.sliders}
+    assert widget.values == pytest.approx(figure.defaults())
+    # its front end: the book's renderer, the chapter's script, the adapter
+    esm = widget._esm
+    for name in ("posenc.js", f"{module}.js", "jupyter.js"):
+        assert (jupyter.ASSETS / name).read_text() in esm, name
+    assert esm.rstrip().endswith("export default { render };")
+    assert "/* The live figures written by" in widget._css
+    # no memory address in what a notebook stores
+    text = widget._repr_mimebundle_()[0]["text/plain"]
+    assert text == figure.text(figure.caption) and "0x" not in text
+
+
+def test_show_in_chinese_uses_the_label_tables(monkeypatch):
+    from posenc_plots import i18n
+
+    _, figure = FIGURES[1]
+    monkeypatch.setenv(i18n.ENV, "zh_CN")
+    widget = posenc_plots.show(figure)
+    assert "模型宽度" in widget.html or any(
+        "\u4e00" <= ch <= "\u9fff" for ch in widget.html)
+    assert figure.text(figure.caption, "zh_CN") in widget.html
+
+
+def test_the_kernel_sends_the_data_the_page_asks_for():
+    from posenc_plots import ch08_lab
+
+    widget = posenc_plots.show(FIGURES[0][1])
+    sent = []
+    widget.send = lambda content, buffers=None: sent.append(
+        (content, buffers))
+    for name, expected in (
+            ("normals-3", np.random.default_rng(3).standard_normal(
+                2 * 128 * 128)),
+            ("ch08-results", ch08_lab.explore_data())):
+        widget._answer(widget, {"need": name}, [])
+        content, (buffer,) = sent.pop()
+        assert content == {"data": name}
+        assert np.array_equal(np.frombuffer(buffer, "<f8"), expected,
+                              equal_nan=True)
+    widget._answer(widget, {"need": "normals-10"}, [])
+    content, buffers = sent.pop()
+    assert content["error"] == "normals-10" and not buffers
+    assert "seed in 0..9" in content["message"]
+    widget._answer(widget, {"other": 1}, [])  # not a request: no answer
+    assert not sent
+
+
+def test_page_data_is_what_the_book_writes(tmp_path):
+    import base64
+
+    from posenc_plots import page
+
+    _page_widgets().write_normals(tmp_path)
+    text = (tmp_path / "normals-7.js").read_text()
+    b64 = text.split('"normals-7", "')[1].split('"')[0]
+    assert np.array_equal(np.frombuffer(base64.b64decode(b64), "<f8"),
+                          page.page_data("normals-7"))
+    for bad in ("normals-x", "normals--1", "ch09", 3):
+        with pytest.raises(ValueError, match="name must be"):
+            page.page_data(bad)
+
+
+def test_renderer_is_chosen_and_checked(monkeypatch):
+    _, figure = FIGURES[1]
+    assert isinstance(posenc_plots.show(figure, renderer="png"),
+                      w.interactive)
+    monkeypatch.setenv(posenc_plots.RENDERER_ENV, "png")
+    assert isinstance(posenc_plots.show(figure), w.interactive)
+    assert not isinstance(posenc_plots.show(figure, renderer="canvas"),
+                          w.interactive)
+    with pytest.raises(ValueError, match="renderer must be one of"):
+        posenc_plots.show(figure, renderer="svg")
+    monkeypatch.setenv(posenc_plots.RENDERER_ENV, "bogus")
+    with pytest.raises(ValueError, match="renderer must be one of"):
+        posenc_plots.show(figure)
+    # a figure no chapter script draws: matplotlib, or a clear error
+    fake = Interactive("fake", lambda *, n: plt.figure(),
+                       (Slider("n", 1, 3, 1, 2),))
+    monkeypatch.delenv(posenc_plots.RENDERER_ENV)
+    assert isinstance(posenc_plots.show(fake), w.interactive)
+    with pytest.raises(ValueError, match="no chapter script"):
+        posenc_plots.show(fake, renderer="canvas")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_hint_says_to_run_the_cell_and_hides_itself(lang):
+    from posenc_plots import jupyter
+
+    bundle = jupyter.hint_output(lang)._repr_mimebundle_()
+    text = jupyter.JUPYTER.get(lang)["run"]
+    assert bundle["text/plain"] == text
+    html = bundle["text/html"]
+    assert f'class="{jupyter.HINT_CLASS}"' in html and text in html
+    # hidden once the figure draws; hides the widget's bare error text
+    assert (".jp-OutputArea:has(.posenc-widget) .jp-OutputArea-child:has("
+            f".{jupyter.HINT_CLASS})") in html
+    assert ".jupyter-widgets:not(:has(*))" in html

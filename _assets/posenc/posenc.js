@@ -16,7 +16,9 @@
  *                 the matplotlib figure's artists, for the tests.
  *   posenc.register / the widget runtime
  *                 turns each <div class="posenc-widget"> written by
- *                 _ext/posenc_widgets.py into sliders + a live canvas.
+ *                 _ext/posenc_widgets.py into sliders + a live canvas;
+ *                 posenc.mount does it for one element (Jupyter's widget,
+ *                 _assets/posenc/jupyter.js, with data from the kernel).
  *
  * The chapter scripts (_assets/posenc/<module>.js) register one drawing
  * function per Interactive of posenc_plots/<module>.py.
@@ -736,8 +738,9 @@
   }
 
   posenc.data = {
-    define: function (name, b64) {
-      store[name] = decode(b64);
+    /** Store `name`: base64 float64 (the data files) or a Float64Array. */
+    define: function (name, value) {
+      store[name] = typeof value === "string" ? decode(value) : value;
       (waiting[name] || []).forEach(function (w) { w[0](store[name]); });
       delete waiting[name];
     },
@@ -2059,6 +2062,11 @@
     registry[key] = def;
   };
 
+  /** Whether a chapter script has registered the drawing `key`. */
+  posenc.registered = function (key) {
+    return Object.prototype.hasOwnProperty.call(registry, key);
+  };
+
   function sliderValue(s, position) {
     if (s.log) return Math.pow(10, position);
     if (s.int) return Math.round(position);
@@ -2074,8 +2082,11 @@
     return pyformat(value, ".4g");
   }
 
-  function Widget(el) {
+  /** options.load(name): a Promise of the data `name` (default: the data
+   *  files next to this script, posenc.data.load). */
+  function Widget(el, options) {
     this.el = el;
+    this.load = (options && options.load) || posenc.data.load;
     this.spec = JSON.parse(el.getAttribute("data-posenc-spec"));
     this.key = this.spec.key;
     this.def = registry[this.key];
@@ -2136,7 +2147,7 @@
     var self = this, seq = ++this.seq, params = this.params();
     var needs = this.def.needs ? this.def.needs(params) : [];
     this.el.setAttribute("data-posenc-state", "busy");
-    return Promise.all(needs.map(posenc.data.load)).then(function () {
+    return Promise.all(needs.map(this.load)).then(function () {
       if (seq !== self.seq) return;
       var size = typeof self.def.figsize === "function" ? self.def.figsize(params) : self.def.figsize;
       var fig = new Figure(size);
@@ -2180,6 +2191,25 @@
   };
   posenc.widgets = widgets;
 
+  /**
+   * Start the live figure of one element (markup as widget_html writes it)
+   * and draw it; returns the widget. The page's own start-up (below) does
+   * this for every element the book wrote (data-posenc-state="static");
+   * Jupyter's widget calls it for the element it made.
+   */
+  posenc.mount = function (el, options) {
+    var w = new Widget(el, options);
+    widgets.push(w);
+    w.draw();
+    return w;
+  };
+
+  /** Forget a widget (its element is gone). */
+  posenc.unmount = function (w) {
+    var k = widgets.indexOf(w);
+    if (k >= 0) widgets.splice(k, 1);
+  };
+
   /** The sliders stick under the theme's sticky article header. */
   function stickyTop() {
     var header = document.querySelector(".bd-header-article");
@@ -2190,7 +2220,7 @@
 
   function init() {
     stickyTop();
-    var els = document.querySelectorAll(".posenc-widget");
+    var els = document.querySelectorAll('.posenc-widget[data-posenc-state="static"]');
     Array.prototype.forEach.call(els, function (el) {
       var w;
       try {
