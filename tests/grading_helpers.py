@@ -179,3 +179,34 @@ def processes_mentioning(text):
         if text.encode() in cmdline:
             found.append(int(entry.name))
     return found
+
+
+def _signature_lines(node):
+    """Line numbers (0-based, end excluded) of a def's header lines."""
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return start - 1, node.body[0].lineno - 1
+
+
+def pasted(public_source, variant_source):
+    """The public answer cell with the variant's def lines put in.
+
+    Each function that the public cell defines at the top level keeps its
+    public body (docstring included) under the header lines (decorators,
+    def line, arguments) of the variant's function in the same place (the
+    variant may rename it); the rest of the cell stays the public one. So
+    only the signature, with its defaults, comes from the variant.
+    """
+    lines = public_source.splitlines(keepends=True)
+    vlines = variant_source.splitlines(keepends=True)
+    heads = [vlines[slice(*_signature_lines(node))]
+             for node in ast.parse(variant_source).body
+             if isinstance(node, ast.FunctionDef)]
+    defs = [node for node in ast.parse(public_source).body
+            if isinstance(node, ast.FunctionDef)]
+    assert len(defs) == len(heads), "the variant defines other functions"
+    out, at = [], 0
+    for node, head in zip(defs, heads, strict=True):
+        start, end = _signature_lines(node)
+        out += lines[at:start] + head
+        at = end
+    return "".join(out + lines[at:])

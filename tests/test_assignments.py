@@ -465,6 +465,7 @@ def test_feedback_never_shows_hidden_tests(graded):
 def test_a_class_variant_fails_copied_public_answers(tmp_path):
     """release/grade --variant: the public solutions fail the variant."""
     sys.path.insert(0, str(REPO / "tools"))
+    from grading_helpers import pasted
     from teaching.variants import load_spec, make_variant
 
     seed = 20261201
@@ -483,6 +484,13 @@ def test_a_class_variant_fails_copied_public_answers(tmp_path):
     subs = tmp_path / "submissions"
     write(subs, "copier", FIRST, public)
     write(subs, "classmate", FIRST, variant)
+    # the public bodies under the variant's own def lines (issue 24 item 3)
+    paster = copy.deepcopy(variant)
+    for c in paster["cells"]:
+        if nbgrader(c).get("solution") and c["cell_type"] == "code":
+            c["source"] = pasted(source_of(cell(public, nbgrader(c)[
+                "grade_id"])), source_of(c))
+    write(subs, "paster", FIRST, paster)
     run_tool("grade", subs, "--out", tmp_path / "grades.csv", "--jobs", 2,
              "--variant", seed)
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
@@ -490,6 +498,7 @@ def test_a_class_variant_fails_copied_public_answers(tmp_path):
     auto = points(FIRST)[0]
     assert float(rows["classmate"]["auto_score"]) == auto, rows["classmate"]
     assert float(rows["copier"]["auto_score"]) < auto, rows["copier"]
+    assert float(rows["paster"]["auto_score"]) <= auto / 4, rows["paster"]
 
 
 def test_a_hanging_grader_is_killed_and_the_rest_graded(tmp_path):

@@ -7,7 +7,6 @@ pasted under the variant's own def lines lose most of the points (a
 variant changes the mathematics inside the bodies, not only defaults).
 """
 
-import ast
 import json
 import shutil
 import sys
@@ -20,6 +19,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
+from grading_helpers import pasted  # noqa: E402
 from teaching import variants  # noqa: E402
 
 SOURCE = REPO / "assignments" / "source"
@@ -32,10 +32,6 @@ SEEDS = (11, 20261201, 104)
 # part of each assignment. Variants that only change defaults keep nearly
 # all of them (76 of 79 before issue 24).
 PASTED_SHARE = 0.25
-# Assignments whose variants do not change the mathematics yet: for them
-# only the older check, that the public answer cells (their def lines
-# included) fail some test (issue 24 item 3; shrink this set to empty).
-NOT_YET = {"08_train_short_test_long"}
 
 
 def small_notebook():
@@ -194,6 +190,34 @@ def test_unused_parameter_and_bad_seed_are_refused():
             variants.make_variant(small_notebook(), small_spec(), seed)
 
 
+def test_object_choices_draw_named_texts_together():
+    """One change of the mathematics as code, TeX and prose, drawn at once."""
+    nb = new_notebook(cells=[
+        new_markdown_cell("$\\omega_i = b^{-2i/d}$"),
+        new_code_cell("w = base ** (-2.0 * i / d)\n")])
+    spec = {"parameters": {"k": {"choices": [
+        {"code": "2.0", "tex": "2i"}, {"code": "3.0", "tex": "3i"}]}},
+        "substitutions": [
+            {"text": "(-2.0 *", "template": "(-{k[code]} *", "count": 1},
+            {"text": "b^{-2i/d}", "template": "b^{{-{k[tex]}/d}}", "count": 1}]}
+    variant = variants.make_variant(nb, spec, 5)
+    assert variant.cells[0].source == "$\\omega_i = b^{-3i/d}$"
+    assert variant.cells[1].source == "w = base ** (-3.0 * i / d)\n"
+    assert variants.make_variant(nb, spec, None) == nb
+    for bad, key in (
+            ({"code": "3.0"}, "parameters.k.choices"),       # other names
+            ({"code": "3.0", "tex": 3}, "parameters.k.choices")):  # a number
+        broken = json.loads(json.dumps(spec))
+        broken["parameters"]["k"]["choices"][1] = bad
+        with pytest.raises(ValueError, match=key):
+            variants.validate_spec(broken)
+    for template in ("(-{k} *", "(-{k[nope]} *"):  # no key, unknown key
+        broken = json.loads(json.dumps(spec))
+        broken["substitutions"][0]["template"] = template
+        with pytest.raises(ValueError, match=r"substitutions\[0\]\.template"):
+            variants.validate_spec(broken)
+
+
 def test_load_spec_reads_and_names_the_file(tmp_path):
     good = tmp_path / "01_x.json"
     good.write_text(json.dumps(small_spec()))
@@ -273,37 +297,6 @@ def _run_of(variant, solutions, label):
     return cells
 
 
-def _signature_lines(node):
-    """Line numbers (0-based, end excluded) of a def's header lines."""
-    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return start - 1, node.body[0].lineno - 1
-
-
-def pasted(public_source, variant_source):
-    """The public answer cell with the variant's def lines put in.
-
-    Each function that the public cell defines at the top level keeps its
-    public body (docstring included) under the header lines (decorators,
-    def line, arguments) of the variant's function in the same place (the
-    variant may rename it); the rest of the cell stays the public one. So
-    only the signature, with its defaults, comes from the variant.
-    """
-    lines = public_source.splitlines(keepends=True)
-    vlines = variant_source.splitlines(keepends=True)
-    heads = [vlines[slice(*_signature_lines(node))]
-             for node in ast.parse(variant_source).body
-             if isinstance(node, ast.FunctionDef)]
-    defs = [node for node in ast.parse(public_source).body
-            if isinstance(node, ast.FunctionDef)]
-    assert len(defs) == len(heads), "the variant defines other functions"
-    out, at = [], 0
-    for node, head in zip(defs, heads, strict=True):
-        start, end = _signature_lines(node)
-        out += lines[at:start] + head
-        at = end
-    return "".join(out + lines[at:])
-
-
 def test_pasted_takes_the_header_from_the_variant_and_the_body_public():
     public = ("x = 1\n@dec\ndef f(a,\n      b=1.0):\n    \"\"\"Doc.\"\"\"\n"
               "    return a * 2.0\n")
@@ -313,7 +306,7 @@ def test_pasted_takes_the_header_from_the_variant_and_the_body_public():
         "    return a * 2.0\n")
 
 
-def _combined(public, variant, control, whole=False):
+def _combined(public, variant, control):
     """Runs of the variant in one kernel (one kernel per notebook).
 
     1. as it is: must run without an error (its own solutions pass);
@@ -332,7 +325,7 @@ def _combined(public, variant, control, whole=False):
             gid = _meta(c)["grade_id"]
             mine = next(p for p in public.cells
                         if _meta(p).get("grade_id") == gid)
-            solutions[gid] = mine if whole else nbformat.from_dict(
+            solutions[gid] = nbformat.from_dict(
                 {**json.loads(json.dumps(c)),
                  "source": pasted(mine.source, c.source)})
     runs = [_run_of(variant, {}, "")]
@@ -367,7 +360,7 @@ def test_variant_solutions_pass_and_public_solutions_fail(
         shutil.copytree(REPO / "posenc_lab", tmp_path / "posenc_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
     control = seed == SEEDS[0]
-    nb, size = _combined(public, variant, control, name in NOT_YET)
+    nb, size = _combined(public, variant, control)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     monkeypatch.chdir(tmp_path)
     client = NotebookClient(nb, timeout=600, startup_timeout=240,
@@ -392,9 +385,6 @@ def test_variant_solutions_pass_and_public_solutions_fail(
     kept = sum(p for gid, p in points.items() if gid not in failed)
     print(f"{name} {variants.variant_name(seed)}: the pasted public bodies "
           f"keep {kept} of {sum(points.values())} points")
-    if name in NOT_YET:  # the public cells, def lines included
-        assert failed, f"the public solutions pass every test: {what}"
-        return
     assert kept <= PASTED_SHARE * sum(points.values()), (
         f"the public solution bodies under the variant's def lines keep "
         f"{kept} of {sum(points.values())} points (passing "
