@@ -594,48 +594,65 @@ def bench_jupyterlab(res, quick):
             browser = pw.chromium.launch(
                 executable_path=exe, headless=True,
                 args=["--no-sandbox", "--disable-gpu"])
-            results = {}
             for kind in kinds:
                 page = browser.new_page(
                     viewport={"width": 1280, "height": 900})
                 page.set_default_timeout(300_000)
-                page.goto(f"{url}/lab/tree/{kind}.ipynb")
-                page.wait_for_selector(
-                    ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-                page.locator(".jp-NotebookPanel .jp-Notebook").click()
-                page.keyboard.press("Escape")
-                page.get_by_role("menuitem", name="Run", exact=True).click()
-                page.locator("li[data-command='runmenu:run-all']").click()
-                ready = (".posenc-widget[data-posenc-state='ready']"
-                         if kind == "canvas" else ".widget-interact "
-                         ".widget-image[src^='blob:']")
-                page.wait_for_function(
-                    f"() => document.querySelectorAll({ready!r}).length "
-                    f">= {len(figures)}")
-                page.wait_for_timeout(2000)
-                results[kind] = _lab_time(page, kind, figures, presses,
-                                          print)
+                try:
+                    times = _lab_run(page, url, kind, figures, presses)
+                except Exception as err:  # say so, keep the other rows
+                    shown = page.evaluate(
+                        "() => [...document.querySelectorAll("
+                        "'.widget-image, .posenc-widget')].map(e => "
+                        "(e.getAttribute('src') || e.getAttribute("
+                        "'data-posenc-state') || '').slice(0, 12))")
+                    res.add("jupyterlab", f"jupyterlab {kind}: failed",
+                            None, "ms", "<= 100" if kind == "canvas"
+                            else None, note=f"{str(err).splitlines()[0]}"
+                            f" ({shown})"[:200])
+                    page.close()
+                    continue
                 page.close()
+                _lab_rows(res, kind, times, presses, load_before)
             browser.close()
-        load_after = os.getloadavg()
+
+
+def _lab_run(page, url, kind, figures, presses):
+    page.goto(f"{url}/lab/tree/{kind}.ipynb")
+    page.wait_for_selector(
+        ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    page.locator(".jp-NotebookPanel .jp-Notebook").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator("li[data-command='runmenu:run-all']").click()
+    ready = (".posenc-widget[data-posenc-state='ready']" if kind == "canvas"
+             else ".widget-interact .widget-image[src]")
+    page.wait_for_function(
+        f"() => document.querySelectorAll({ready!r}).length "
+        f">= {len(figures)}")
+    page.wait_for_timeout(2000)
+    return _lab_time(page, kind, figures, presses, print)
+
+
+def _lab_rows(res, kind, results, presses, load_before):
+    load_after = os.getloadavg()
     note = (f"{presses} key presses; 1-min load average "
-            f"{load_before[0]:.1f} before, {load_after[0]:.1f} after "
-            f"({os.cpu_count()} cores)")
-    for kind in kinds:
-        every = [t for times in results[kind].values() for t in times]
-        target = "<= 100" if kind == "canvas" else None
-        what = ("in-page canvas" if kind == "canvas"
-                else "matplotlib PNG (renderer='png', for comparison)")
-        res.add("jupyterlab", f"jupyterlab {kind}: median over every "
-                "slider's median", statistics.median(
-                    [statistics.median(t) for t in results[kind].values()]),
-                "ms", target, note=f"{what}; {note}")
-        res.add("jupyterlab", f"jupyterlab {kind}: p95 of every press",
-                _p95(every), "ms")
-        for (key, name), times in results[kind].items():
-            res.add("jupyterlab", f"jupyterlab {kind} {key} {name} median",
-                    statistics.median(times), "ms", target,
-                    note=f"max {max(times):.0f} ms")
+            f"{load_before[0]:.1f} at the start, {load_after[0]:.1f} after "
+            f"this renderer ({os.cpu_count()} cores, shared)")
+    every = [t for times in results.values() for t in times]
+    target = "<= 100" if kind == "canvas" else None
+    what = ("in-page canvas" if kind == "canvas"
+            else "matplotlib PNG (renderer='png', for comparison)")
+    res.add("jupyterlab", f"jupyterlab {kind}: median over every "
+            "slider's median", statistics.median(
+                [statistics.median(t) for t in results.values()]),
+            "ms", None, note=f"{what}; {note}")
+    res.add("jupyterlab", f"jupyterlab {kind}: p95 of every press",
+            _p95(every), "ms")
+    for (key, name), times in results.items():
+        res.add("jupyterlab", f"jupyterlab {kind} {key} {name} median",
+                statistics.median(times), "ms", target,
+                note=f"max {max(times):.0f} ms")
 
 
 def _html_dir(args):
