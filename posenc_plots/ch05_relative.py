@@ -33,6 +33,7 @@ __all__ = [
     "t5_buckets",
     "live_t5_buckets",
     "alibi_slopes",
+    "scalar_biases",
     "alibi_biases",
     "live_alibi_biases",
     "alibi_attention",
@@ -118,6 +119,14 @@ _T5 = Labels("ch05_relative:ch05_t5_buckets", {
     "num_buckets": "number of buckets",
     "max_distance": "max distance",
     "caption": "T5 buckets: exact near the query, logarithmic far away.",
+})
+_SCALAR = Labels("ch05_relative:scalar_biases", {
+    "xlabel": "relative position $r = \\ell - m$",
+    "ylabel_t5": "bucket of $r$",
+    "ylabel_alibi": "bias $g_h(r)$",
+    "t5": "T5: a learned $g_h$ per bucket",
+    "alibi": "ALiBi: fixed $g_h(r) = a_h\\,r$",
+    "slope": "$a_{{{h}}} = 2^{{{exponent:g}}}$",
 })
 _SLOPES = Labels("ch05_relative:alibi_slopes", {
     "line": "{n_heads} heads",
@@ -394,7 +403,11 @@ def heatmaps(maps, titles, *, labels=None, vmin=None, vmax=None,
     xlabel = _HEATMAPS["xlabel"] if xlabel is None else xlabel
     ylabel = _HEATMAPS["ylabel"] if ylabel is None else ylabel
     count = len(maps)
-    fig, axes = plt.subplots(1, count, figsize=(3.9 * count, 3.9),
+    # at most 8 inches wide: the book's column shows it at >= 80 pixels
+    # per inch (issue 23)
+    width = min(3.9 * count, 8.0)
+    height = min(3.9, width / count + 0.1)
+    fig, axes = plt.subplots(1, count, figsize=(width, height),
                              layout="constrained", squeeze=False)
     for ax, A, title in zip(axes[0], maps, titles, strict=True):
         im = ax.imshow(np.asarray(A), cmap=cmap, vmin=vmin, vmax=vmax)
@@ -474,6 +487,43 @@ def alibi_slopes(head_counts=(8, 6, 12), ax=None):
     ax.legend(fontsize=8)
     return fig
 
+
+def scalar_biases(n_heads=8, span=160):
+    """The idea of the chapter: one number per head and relative position.
+
+    Left: T5's causal bucket of each relative position ``r = -span, ...,
+    0`` (32 buckets, ``max_distance`` 128; line gid ``"t5"``); each bucket
+    holds one learned scalar per head, so ``g_h`` is constant on each step.
+    Right: ALiBi's fixed ``g_h(r) = a_h r`` for each of ``n_heads`` heads
+    (gid ``"alibi-<h>"``, h from 1).
+    """
+    for name, value in (("n_heads", n_heads), ("span", span)):
+        if isinstance(value, bool) or not isinstance(
+                value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, "
+                             f"got {value!r}")
+    text = _SCALAR.get()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.3),
+                                      layout="constrained")
+    r = np.arange(-span, 1)
+    left.step(r, pc.t5_relative_position_bucket(r, bidirectional=False),
+              where="mid", lw=1.4, gid="t5")
+    slopes = pc.alibi_slopes(n_heads)
+    colors = plt.get_cmap("viridis")(np.linspace(0, 0.85, n_heads))
+    for h, (a, color) in enumerate(zip(slopes, colors, strict=True)):
+        label = (text["slope"].format(h=h + 1, exponent=np.log2(a))
+                 if h in (0, n_heads - 1) else "_nolegend_")
+        right.plot(r, a * r, color=color, lw=1.4, gid=f"alibi-{h + 1}",
+                   label=label)
+    right.legend(fontsize="small", loc="lower right")
+    for ax, key in ((left, "t5"), (right, "alibi")):
+        ax.set_title(text[key], fontsize=10)
+        ax.set_xlabel(text["xlabel"])
+        ax.set_ylabel(text[f"ylabel_{key}"])
+        ax.set_xlim(-span, 0)
+        ax.xaxis.set_major_locator(plt.MaxNLocator(5))
+        ax.grid(alpha=0.3)
+    return fig
 
 def alibi_biases(n_heads=8, n=12, ax=None):
     """The ALiBi bias -a_h |l - m| of every head, one tile per head."""

@@ -477,3 +477,33 @@ def test_t5_encoder_facts():
     assert b[300 + 90] == 30 and b[300 + 91] == 31
     causal = pc.t5_relative_position_bucket(r, bidirectional=False)
     assert causal[300 - 112] == 30 and causal[300 - 113] == 31
+
+
+def test_scalar_biases_draws_t5_buckets_and_alibi_lines():
+    fig = figs.scalar_biases(n_heads=8, span=160)
+    left, right = fig.axes
+    r = np.arange(-160, 1)
+    (t5,) = [line for line in left.get_lines() if line.get_gid() == "t5"]
+    np.testing.assert_array_equal(t5.get_xdata(), r)
+    np.testing.assert_array_equal(
+        t5.get_ydata(), pc.t5_relative_position_bucket(r, bidirectional=False))
+    alibi = {line.get_gid(): line for line in right.get_lines()}
+    assert sorted(alibi) == sorted(f"alibi-{h}" for h in range(1, 9))
+    for h, a in enumerate(pc.alibi_slopes(8), start=1):
+        np.testing.assert_allclose(alibi[f"alibi-{h}"].get_ydata(), a * r)
+    fig.canvas.draw()
+    assert fig.get_tightbbox().width <= 672 / 80  # readable in the column
+
+
+@pytest.mark.parametrize("kwargs", [{"n_heads": 0}, {"span": 2.5},
+                                    {"n_heads": True}])
+def test_scalar_biases_rejects_bad_arguments(kwargs):
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        figs.scalar_biases(**kwargs)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_heatmaps_fit_the_column_readably(count):
+    fig = figs.heatmaps([np.eye(5)] * count, ["t"] * count)
+    fig.canvas.draw()
+    assert fig.get_tightbbox().width <= 672 / 80
