@@ -621,10 +621,21 @@ def _lab_run(page, url, kind, figures, presses):
     page.goto(f"{url}/lab/tree/{kind}.ipynb")
     page.wait_for_selector(
         ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-    page.locator(".jp-NotebookPanel .jp-Notebook").click()
-    page.keyboard.press("Escape")
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.locator("li[data-command='runmenu:run-all']").click()
+    # Run All once the kernel is there (under load it comes late), and
+    # again if no cell has started a minute later
+    run_all = """async () => {
+      const panel = window.jupyterapp.shell.currentWidget;
+      await panel.sessionContext.ready;
+      await window.jupyterapp.commands.execute('notebook:run-all-cells');
+    }"""
+    started = "() => !!document.querySelector('.jp-OutputArea-output')"
+    for _ in range(3):
+        page.evaluate(run_all)
+        try:
+            page.wait_for_function(started, timeout=60_000)
+            break
+        except Exception:  # noqa: BLE001 (try again)
+            continue
     ready = (".posenc-widget[data-posenc-state='ready']" if kind == "canvas"
              else ".widget-interact .widget-image[src]")
     page.wait_for_function(

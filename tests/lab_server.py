@@ -47,7 +47,9 @@ def jupyterlab(folder, state, timeout=240.0):
            f"--LabApp.user_settings_dir={state / 'settings'}",
            f"--LabApp.workspaces_dir={state / 'workspaces'}",
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class="
-           "jupyterlab.NeverCheckForUpdate"]
+           "jupyterlab.NeverCheckForUpdate",
+           # window.jupyterapp, to run the notebook's commands
+           "--LabApp.expose_app_in_browser=True"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
