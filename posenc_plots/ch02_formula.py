@@ -14,9 +14,11 @@ from posenc_plots._live import set_image
 from posenc_plots.i18n import Labels
 
 __all__ = [
+    "plot_encoding_overview",
     "plot_encoding_heatmap",
     "plot_waves",
     "plot_vector",
+    "base_label",
     "wave_dimensions",
     "explore_encoding",
     "live_encoding",
@@ -46,6 +48,14 @@ _VECTOR = Labels("ch02_formula:plot_vector", {
     "xlabel": "dimension",
     "ylabel": "value",
 })
+_OVERVIEW = Labels("ch02_formula:plot_encoding_overview", {
+    "title_matrix": "$P$: {n} positions, $d_{{\\mathrm{{model}}}} = {d_model}$",
+    "title_waves": "the marked columns, as waves",
+    "xlabel_matrix": "dimension",
+    "ylabel": "position $\\mathrm{pos}$",
+    "column": "dim {dim}",
+    "wavelength": "$\\lambda = {wavelength:,.1f}$",
+})
 _EXPLORE = Labels("ch02_formula:explore_encoding", {
     "xlabel_heatmap": "dimension",
     "ylabel_heatmap": "position",
@@ -56,7 +66,7 @@ _EXPLORE = Labels("ch02_formula:explore_encoding", {
     "cos": "cos (odd)",
     "xlabel_vector": "dimension",
     "ylabel_vector": "value",
-    "title_heatmap": "d_model = {d_model}, base = {base:.3g}",
+    "title_heatmap": "$d_{{\\mathrm{{model}}}} = {d_model}$, base $b$ = {base}",
     "title_vector": "PE({pos})",
     "d_model": "model width d_model",
     "base": "base b",
@@ -66,12 +76,96 @@ _EXPLORE = Labels("ch02_formula:explore_encoding", {
 })
 
 
+def base_label(base):
+    """The base as the figures write it: ``10000.0 -> '10,000'``,
+    ``17782.8 -> '17,783'``, ``3.1623 -> '3.16'`` (never ``'1e+04'``).
+
+    The in-page twin (``_assets/posenc/ch02_formula.js``) writes it the same.
+    """
+    return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
+
+
 def _texts(table, prefix, keys, text=None):
     """``{key: label}`` of one panel, from its own table or, in the
     three-panel figure, from ``text`` (keys ``<key>_<prefix>`` or ``<key>``)."""
     if text is None:
         return {k: table[k] for k in keys}
     return {k: text.get(f"{k}_{prefix}", text.get(k)) for k in keys}
+
+
+def plot_encoding_overview(n_positions=100, d_model=128, dims=(0, 16, 48), *,
+                           base=10000.0, ax=None):
+    """The encoding matrix, and some of its columns drawn as waves.
+
+    Left: the heatmap of ``P = sinusoidal_encoding(n_positions, d_model,
+    base=base)``, position down and dimension across, with a coloured line
+    on each column of ``dims``. Right, on the same position axis: those
+    columns as curves of real-valued position (column ``dims[r]`` is drawn
+    around ``x = 2.5 r``, so that the curves sit side by side), each
+    labelled with its wavelength :math:`\\lambda_i = 2\\pi/\\omega_i`
+    (``posenc_core.wavelengths``): fast waves on the left of the matrix,
+    ever slower ones to the right.
+
+    Parameters
+    ----------
+    n_positions : int, optional
+        Rows of the matrix (default 100).
+    d_model : int, optional
+        Its even width (default 128).
+    dims : sequence of int, optional
+        The columns drawn as waves (default 0, 16 and 48: pairs 0, 8, 24).
+    base : float, optional
+        The base :math:`b` of the frequencies.
+    ax : sequence of two Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If a dimension of ``dims`` is not in ``0 .. d_model - 1``.
+    """
+    dims = [int(d) for d in dims]
+    if not dims or min(dims) < 0 or max(dims) >= d_model:
+        raise ValueError(f"dims must be columns 0 .. {d_model - 1}, got "
+                         f"{dims}")
+    text = _OVERVIEW.get()
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(8, 3.8),
+                               gridspec_kw={"width_ratios": (1.25, 1)},
+                               constrained_layout=True)
+    P = pc.sinusoidal_encoding(n_positions, d_model, base=base)
+    fine = np.linspace(0.0, n_positions - 1, 20 * n_positions)
+    waves = pc.sinusoidal_encoding(fine, d_model, base=base)
+    lam = pc.wavelengths(d_model, base=base)
+    image = ax[0].imshow(P, cmap="RdBu_r", vmin=-1.0, vmax=1.0,
+                         aspect="auto", interpolation="nearest")
+    ax[0].figure.colorbar(image, ax=ax[0], shrink=0.9, pad=0.02)
+    ax[0].set_title(text["title_matrix"].format(n=n_positions,
+                                                d_model=d_model),
+                    fontsize="medium", pad=10)
+    ax[0].set_xlabel(text["xlabel_matrix"])
+    ax[0].set_ylabel(text["ylabel"])
+    ax[0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    for r, dim in enumerate(dims):
+        color = f"C{r + 2}"
+        # a marker above the marked column, outside the matrix
+        ax[0].plot(dim, -0.5, marker="v", markersize=9, color=color,
+                   markeredgecolor="black", clip_on=False, zorder=3)
+        ax[1].plot(2.5 * r + waves[:, dim], fine, color=color, lw=1.2)
+    ax[1].set_xticks([2.5 * r for r in range(len(dims))], [
+        text["column"].format(dim=dim) + "\n" + text["wavelength"].format(
+            wavelength=lam[dim // 2]) for dim in dims])
+    for label, r in zip(ax[1].get_xticklabels(), range(len(dims)),
+                        strict=True):
+        label.set_color(f"C{r + 2}")
+    ax[1].set_xlim(-1.4, 2.5 * (len(dims) - 1) + 1.4)
+    ax[1].set_ylim(n_positions - 0.5, -0.5)
+    ax[1].tick_params(labelleft=False)
+    ax[1].set_title(text["title_waves"], fontsize="medium")
+    return ax[0].figure
 
 
 class _Heatmap:
@@ -285,7 +379,7 @@ def live_encoding(ax=None):
             cache["fine"] = pc.sinusoidal_encoding(fine, d_model, base=base)
         P = cache["P"]
         heat.update(P, pos=pos, title=text["title_heatmap"].format(
-            d_model=d_model, base=base))
+            d_model=d_model, base=base_label(base)))
         waves.update(fine, cache["fine"], wave_dimensions(d_model), pos=pos)
         vector.update(P[pos], title=text["title_vector"].format(pos=pos))
 

@@ -28,18 +28,19 @@ __all__ = [
 
 _WAVES = Labels("ch03_frequencies:plot_waves", {
     "line": r"$i={i}$, $\lambda_i={wavelength:,.1f}$",
-    "xlabel": "position pos",
+    "xlabel": r"position $\mathrm{pos}$",
     "ylabel": r"$\sin(\mathrm{pos}\,\omega_i)$",
-    "title": "sine column 2i of a few pairs (d_model={d_model}, base={base})",
+    "title": (r"sine column $2i$ of a few pairs "
+              r"($d_{{\mathrm{{model}}}} = {d_model}$, $b$ = {base})"),
 })
 _WAVELENGTHS = Labels("ch03_frequencies:ch03_wavelengths", {
-    "bound": r"$2\pi\cdot$base (never reached)",
-    "xlabel": "pair index i",
+    "bound": r"$2\pi b$ (never reached)",
+    "xlabel": "pair index $i$",
     "ylabel": r"wavelength $\lambda_i$ (positions)",
-    "fast": "wavelength <= {seq_len:g} ({count} pairs)",
+    "fast": r"wavelength $\leq$ {seq_len:g} ({count} pairs)",
     "slow": "wavelength > {seq_len:g} ({count} pairs)",
-    "title": ("d_model={d_model}, base={base}: longest wavelength "
-              "{longest:,.1f}"),
+    "title": (r"$d_{{\mathrm{{model}}}} = {d_model}$, $b$ = {base}: longest "
+              "wavelength {longest:,.1f}"),
     "d_model": "model width d_model",
     "base": "base b",
     "seq_len": "sequence length",
@@ -47,23 +48,24 @@ _WAVELENGTHS = Labels("ch03_frequencies:ch03_wavelengths", {
                 "sequence are drawn in orange."),
 })
 _BY_BASE = Labels("ch03_frequencies:plot_wavelengths_by_base", {
-    "line": "base={base}: {count} pairs longer than {seq_len:g}",
-    "xlabel": "pair index i",
+    "line": "$b$ = {base}: {count} pairs longer than {seq_len:g}",
+    "xlabel": "pair index $i$",
     "ylabel": r"wavelength $\lambda_i$ (positions)",
-    "title": "d_model={d_model}; dotted line: {seq_len:g} positions",
+    "title": (r"$d_{{\mathrm{{model}}}} = {d_model}$; dotted line: "
+              "{seq_len:g} positions"),
 })
 _MATRIX = Labels("ch03_frequencies:plot_distance_matrix", {
     "colorbar": "distance",
-    "xlabel": "position pos + Δ",
-    "ylabel": "position pos",
-    "title": "d_model={d_model}, base={base}",
+    "xlabel": r"position $\mathrm{pos} + \Delta$",
+    "ylabel": r"position $\mathrm{pos}$",
+    "title": r"$d_{{\mathrm{{model}}}} = {d_model}$, $b$ = {base}",
 })
 _DISTANCE = Labels("ch03_frequencies:ch03_distance", {
     "xlabel": r"shift $\Delta$",
     "ylabel": r"$\Vert PE(\Delta) - PE(0) \Vert$",
     "neighbour": "neighbour distance {distance:.3f}",
-    "nearest": "nearest: Δ={nearest}, distance {distance:.3f}",
-    "title": "d_model={d_model}, base={base}",
+    "nearest": r"nearest: $\Delta$ = {nearest}, distance {distance:.3f}",
+    "title": r"$d_{{\mathrm{{model}}}} = {d_model}$, $b$ = {base}",
     "d_model": "model width d_model",
     "base": "base b",
     "caption": "Distance between two positions Δ apart, for shifts up to "
@@ -78,9 +80,16 @@ def _axes(ax, figsize):
 
 
 def _fmt(base):
-    """10000.0 -> '10,000'; 1e12 -> '1e+12'; 3.16 -> '3.162'."""
-    if float(base).is_integer() and base < 1e9:
-        return f"{int(base):,}"
+    """10000.0 -> '10,000'; 17782.8 -> '17,783'; 3.16228 -> '3.162';
+    1e12 -> '$10^{12}$' (never '1e+12')."""
+    if base >= 1e9:
+        exponent = int(np.floor(np.log10(base)))
+        mantissa = base / 10.0**exponent
+        if np.isclose(mantissa, 1.0):
+            return f"$10^{{{exponent}}}$"
+        return f"${mantissa:.3g} \\times 10^{{{exponent}}}$"
+    if float(base).is_integer() or base >= 1000:
+        return f"{base:,.0f}"
     return f"{base:.4g}"
 
 
@@ -96,7 +105,7 @@ def plot_waves(*, d_model=512, base=10000.0, pairs=(0, 32, 64, 128),
     is its x-data.
     """
     text = _WAVES.get()
-    fig, ax = _axes(ax, (8, 3.2))
+    fig, ax = _axes(ax, (8, 3.4))
     x = np.linspace(0, n_positions - 1, 20 * n_positions)
     P = pc.sinusoidal_encoding(x, d_model, base=base)
     lam = pc.wavelengths(d_model, base=base)
@@ -106,7 +115,9 @@ def plot_waves(*, d_model=512, base=10000.0, pairs=(0, 32, 64, 128),
     ax.set_xlabel(text["xlabel"])
     ax.set_ylabel(text["ylabel"])
     ax.set_ylim(-1.1, 1.1)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    # the legend below the axes, so that the figure stays 8 inches wide
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4,
+              fontsize="small")
     ax.set_title(text["title"].format(d_model=d_model, base=_fmt(base)))
     return fig
 

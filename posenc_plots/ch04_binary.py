@@ -25,28 +25,31 @@ __all__ = [
 
 
 _COUNTER = Labels("ch04_binary:plot_counter_and_encoding", {
-    "title_bits": "bits of pos ({n_bits}-bit counter)",
-    "xlabel_bits": "bit j (0 = least significant)",
-    "ylabel": "position pos",
-    "title_encoding": "sinusoidal encoding (d_model={d_model})",
+    "title_bits": "bits of $\\mathrm{{pos}}$ ({n_bits}-bit counter)",
+    "xlabel_bits": "bit $j$ (0 = least significant)",
+    "ylabel": r"position $\mathrm{pos}$",
+    "title_encoding": ("sinusoidal encoding "
+                       "($d_{{\\mathrm{{model}}}} = {d_model}$)"),
     "xlabel_encoding": "dimension (0 = fastest)",
 })
 _BIT_WAVES = Labels("ch04_binary:plot_bit_waves", {
     "bit": "bit {j}",
     "wave": r"$(1-\sin(\pi(\mathrm{{pos}}+1/2)/2^{j}))/2$",
     "ylabel": "bit {j}\nperiod {period}",
-    "xlabel": "position pos",
+    "xlabel": r"position $\mathrm{pos}$",
     "title": "bits of a counter are square waves whose periods double",
 })
 _POSITION = Labels("ch04_binary:ch04_position", {
-    "xlabel_bits": "bit j (0 = least significant)",
+    "xlabel_bits": "bit $j$ (0 = least significant)",
     "ylabel_bits": "bit value",
     "xlabel_encoding": "dimension (blue: sin, orange: cos)",
     "ylabel_encoding": "value",
-    "title_bits": "pos={pos}: bits {bits} (written most significant first)",
-    "title_overflow": ("pos={pos}: the {n_bits}-bit counter rolls over\n"
-                       "and shows {shown} = {bits}"),
-    "title_encoding": "PE(pos={pos}), d_model={d_model}, base={base:g}",
+    "title_bits": ("$\\mathrm{{pos}} = {pos}$: bits {bits} (written most "
+                   "significant first)"),
+    "title_overflow": ("$\\mathrm{{pos}} = {pos}$: the {n_bits}-bit counter "
+                       "rolls over\nand shows {shown} = {bits}"),
+    "title_encoding": ("$PE({pos})$, $d_{{\\mathrm{{model}}}} = {d_model}$, "
+                       "$b$ = {base:,g}"),
     "pos": "position pos",
     "n_bits": "number of bits",
     "d_model": "model width d_model",
@@ -54,9 +57,9 @@ _POSITION = Labels("ch04_binary:ch04_position", {
 })
 _STEPS = Labels("ch04_binary:plot_neighbour_steps", {
     "bits": "bits ({n_bits}-bit counter)",
-    "sinusoidal": "sinusoidal (d_model={d_model})",
-    "xlabel": "position pos",
-    "ylabel": "distance to pos + 1",
+    "sinusoidal": "sinusoidal ($d_{{\\mathrm{{model}}}} = {d_model}$)",
+    "xlabel": r"position $\mathrm{pos}$",
+    "ylabel": r"distance to $\mathrm{pos} + 1$",
 })
 
 

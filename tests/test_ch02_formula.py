@@ -122,8 +122,10 @@ def test_every_slider_position_draws_the_encoding_it_should():
             image = heat_ax.images[0].get_array()
             assert np.allclose(image, P, rtol=0, atol=1e-9)
             assert list(heat_ax.lines[0].get_ydata()) == [pos, pos]
+            written = f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
             assert heat_ax.get_title() == (
-                f"d_model = {d_model}, base = {base:.3g}")
+                f"$d_{{\\mathrm{{model}}}} = {d_model}$, base $b$ = {written}")
+            assert "e+" not in written
             m = d_model // 2  # pairs 0, m/8, m/4, m/2: their sine columns
             dims = [2 * i for i in sorted({0, m // 8, m // 4, m // 2})]
             waves = wave_ax.lines[:-1]
@@ -155,3 +157,28 @@ def test_corners_of_the_slider_grid_draw():
         fig = spec.plot(**dict(zip(names, combo, strict=True)))
         assert np.all(np.isfinite(fig.axes[0].images[0].get_array()))
         plt.close(fig)
+
+
+def test_overview_draws_the_matrix_and_its_columns_as_waves():
+    fig = figs.plot_encoding_overview(n_positions=100, d_model=128,
+                                      dims=(0, 16, 48))
+    matrix, waves = fig.axes[:2]
+    P = pc.sinusoidal_encoding(100, 128)
+    assert np.array_equal(matrix.images[0].get_array(), P)
+    lam = pc.wavelengths(128)
+    for r, (line, dim) in enumerate(zip(waves.lines, (0, 16, 48),
+                                        strict=True)):
+        x, y = line.get_data()  # position down the y-axis, value across
+        assert np.allclose(x - 2.5 * r, pc.sinusoidal_encoding(y, 128)[:, dim])
+        assert y[0] == 0 and y[-1] == 99
+    labels = [t.get_text() for t in waves.get_xticklabels()]
+    assert labels == [f"dim {d}\n$\\lambda = {lam[d // 2]:,.1f}$"
+                      for d in (0, 16, 48)]
+    # the same rows, top to bottom, in both panels
+    assert matrix.get_ylim() == waves.get_ylim() == (99.5, -0.5)
+
+
+@pytest.mark.parametrize("dims", [(), (0, 128), (-1,)])
+def test_overview_refuses_columns_outside_the_matrix(dims):
+    with pytest.raises(ValueError, match="dims"):
+        figs.plot_encoding_overview(d_model=128, dims=dims)

@@ -51,7 +51,7 @@ def test_wavelengths_by_base():
                                    pc.wavelengths(16, base=base))
     n_slow = int((pc.wavelengths(16, base=1e4) > 50).sum())
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert labels[1].startswith(f"base=10,000: {n_slow} pairs")
+    assert labels[1].startswith(f"$b$ = 10,000: {n_slow} pairs")
 
 
 def test_distance_matrix_is_the_pairwise_distances():
@@ -89,7 +89,9 @@ def test_distance_profile_single_position():
 
 def test_base_formatting():
     assert figs._fmt(10000.0) == "10,000"
-    assert figs._fmt(1e12) == "1e+12"
+    assert figs._fmt(1e12) == "$10^{12}$"
+    assert figs._fmt(2.5e12) == r"$2.5 \times 10^{12}$"
+    assert figs._fmt(10**4.25) == "17,783"  # never "1.778e+04"
     assert figs._fmt(10**0.25) == "1.778"
 
 
@@ -118,9 +120,9 @@ def check_wavelengths(fig, d_model, base, seq_len):
     assert list(bound.get_ydata()) == pytest.approx([2 * np.pi * base] * 2)
     assert list(seq.get_ydata()) == [seq_len] * 2
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        f"wavelength <= {seq_len:g} ({int((~long).sum())} pairs)",
+        rf"wavelength $\leq$ {seq_len:g} ({int((~long).sum())} pairs)",
         f"wavelength > {seq_len:g} ({int(long.sum())} pairs)",
-        r"$2\pi\cdot$base (never reached)"]
+        r"$2\pi b$ (never reached)"]
     assert ax.get_title().endswith(f"longest wavelength {lam[-1]:,.1f}")
     return curve.get_ydata(), long, seq.get_ydata()
 
@@ -140,7 +142,7 @@ def check_distance(fig, d_model, base):
     assert height <= dist[1:].min() + 1e-9  # (ties may pick either)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         f"neighbour distance {neighbour.get_ydata()[0]:.3f}",
-        f"nearest: Δ={nearest}, distance {height:.3f}"]
+        rf"nearest: $\Delta$ = {nearest}, distance {height:.3f}"]
     assert ax.get_ylim()[0] == 0
     # the legend sits in the lower corner away from the red dot
     assert ax.get_legend()._loc == (3 if nearest > 999 / 2 else 4)

@@ -109,13 +109,14 @@ def check_position(fig, pos, n_bits, d_model):
     written = "".join(str(b) for b in reversed(bits))
     assert int(written, 2) == shown
     title = ax_b.get_title()  # the bits, and what a rolled-over counter shows
-    assert f"pos={pos}" in title and written in title
+    assert f"$\\mathrm{{pos}} = {pos}$" in title and written in title
     assert (f"shows {shown} =" in title) == (shown != pos)
     angle = pos / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
     row = np.stack([np.sin(angle), np.cos(angle)], axis=1).ravel()
     heights = np.array([p.get_height() for p in ax_p.patches])
     assert np.allclose(heights, row, rtol=0, atol=1e-12)
-    assert ax_p.get_title().startswith(f"PE(pos={pos}), d_model={d_model},")
+    assert ax_p.get_title().startswith(
+        f"$PE({pos})$, $d_{{\\mathrm{{model}}}} = {d_model}$,")
     return bits, heights
 
 

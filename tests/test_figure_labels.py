@@ -290,7 +290,7 @@ def test_static_figures_in_chinese(monkeypatch):
     assert fig.axes[0].get_xlabel() == "维度"
     fig = ch03_frequencies.plot_wavelengths_by_base(bases=(100.0,))
     assert fig.axes[0].get_legend().get_texts()[0].get_text().startswith(
-        "底数=100：")
+        "底数 $b$ = 100：")
     fig = ch05_relative.heatmaps([np.eye(2)], ["A"])
     assert fig.axes[0].get_xlabel() == "键的位置 ℓ"
     fig = ch06_rope.plot_layouts()

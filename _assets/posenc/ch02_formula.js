@@ -5,6 +5,11 @@
   var core = posenc.core, np = posenc.np, label = posenc.label;
   var N_POSITIONS = 100;
 
+  /** posenc_plots.ch02_formula.base_label: 10000 -> '10,000', 3.1623 -> '3.16'. */
+  function baseLabel(base) {
+    return base >= 1000 ? posenc.fmt.format(base, ",.0f") : posenc.fmt.format(base, ".3g");
+  }
+
   function waveDimensions(d_model) {
     var m = Math.floor(d_model / 2), seen = {};
     [0, Math.floor(m / 8), Math.floor(m / 4), Math.floor(m / 2)].forEach(function (p) { seen[p] = true; });
@@ -55,7 +60,7 @@
       var ax = fig.subplots(1, 3);
       var P = core.sinusoidal_encoding(N_POSITIONS, d, { base: base });
       heatmap(fig, ax[0], P, { pos: pos,
-        title: label(t.title_heatmap, { d_model: d, base: base }) }, t);
+        title: label(t.title_heatmap, { d_model: d, base: baseLabel(base) }) }, t);
       var fine = np.linspace(0.0, N_POSITIONS - 1, 397);
       waves(ax[1], fine, core.sinusoidal_encoding(fine, d, { base: base }), waveDimensions(d),
             pos, t);

@@ -5,9 +5,15 @@
   var core = posenc.core, np = posenc.np, fmt = posenc.fmt.format;
   var label = posenc.label;
 
-  /** 10000.0 -> '10,000'; 1e12 -> '1e+12'; 3.16 -> '3.162'. */
+  /** posenc_plots.ch03_frequencies._fmt: 10000.0 -> '10,000';
+   *  17782.8 -> '17,783'; 3.16228 -> '3.162'; 1e12 -> '$10^{12}$'. */
   function fmtBase(base) {
-    if (Number.isInteger(base) && base < 1e9) return fmt(base, ",d");
+    if (base >= 1e9) {
+      var e = Math.floor(Math.log10(base)), m = base / Math.pow(10, e);
+      if (Math.abs(m - 1) <= 1e-8 + 1e-5) return "$10^{" + e + "}$";
+      return "$" + fmt(m, ".3g") + " \\times 10^{" + e + "}$";
+    }
+    if (Number.isInteger(base) || base >= 1000) return fmt(base, ",.0f");
     return fmt(base, ".4g");
   }
 
