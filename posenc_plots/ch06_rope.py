@@ -83,8 +83,8 @@ _TABLE_ERROR = Labels("ch06_rope:plot_table_error", {
     "float16": "2048 (float16)",
     "xlabel": "position",
     "ylabel": "worst |error| of a cos or sin entry",
-    "title": ("RoPE table error up to each position (head_dim={head_dim}, "
-              "base={base})"),
+    "title": ("RoPE table error up to each position ($d_k$ = {head_dim}, "
+              "base {base})"),
 })
 
 

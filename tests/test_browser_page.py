@@ -456,9 +456,41 @@ def _figures_ch04():
             m.plot_neighbour_steps()]
 
 
+
+def _figures_ch05():
+    from posenc_plots import ch05_relative as m
+    weights = [[(i + j) % 7 / 7 for j in range(7)] for i in range(7)]
+    return [m.scalar_biases(), m.alibi_slopes(head_counts=(8, 6, 12)),
+            m.heatmaps([weights] * 2,
+                       ["no position", r"Shaw et al., $r_{\max} = 3$"],
+                       labels=list("abcdefg"))]
+
+
+def _figures_ch06():
+    from posenc_plots import ch06_rope as m
+    return [m.plot_score_matrices(), m.plot_layouts(),
+            m.plot_table_error(max_position=2**12)]
+
+
+def _figures_ch07():
+    from posenc_plots import ch07_extension as m
+    return [m.plot_unseen_angles(),
+            m.plot_turns(methods=("none", "linear"))]
+
+
+def _figures_ch08():
+    from posenc_plots import ch08_lab as m
+    results = m.load_results()
+    return [m.plot_loss_by_length(results), m.plot_press_comparison(results),
+            m.plot_loss_by_position(results), m.plot_rope_stretch(results),
+            m.plot_copy(results), m.plot_explore(results=results)]
+
+
 #: The figures of a chapter's module, drawn as the chapter draws them.
 FIGURES = {"ch01_order": _figures_ch01, "ch02_formula": _figures_ch02,
-           "ch03_frequencies": _figures_ch03, "ch04_binary": _figures_ch04}
+           "ch03_frequencies": _figures_ch03, "ch04_binary": _figures_ch04,
+           "ch05_relative": _figures_ch05, "ch06_rope": _figures_ch06,
+           "ch07_extension": _figures_ch07, "ch08_lab": _figures_ch08}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
