@@ -247,7 +247,7 @@ def test_the_image_keeps_its_natural_size_and_never_shrinks():
     move what is below it."""
     from posenc_plots import ch06_rope
 
-    box = posenc_plots.show(ch06_rope.ROTATING_PAIR)
+    box = posenc_plots.show(ch06_rope.ROTATING_PAIR, renderer="png")
     image = _image(box)
     assert image.layout.align_self == "flex-start"
     assert image.layout.max_width == "100%"
