@@ -110,6 +110,11 @@ MUTANTS = [
       [("    if not finite:\n        _float_array(\"x\", x, what)\n",
         "    if False:\n        _float_array(\"x\", x, what)\n")],
       [*CORE]),
+    m("rope-angle-unchecked", "apply_rope: positions times frequencies "
+      "that overflow pass (the largest angle taken from the first pair)", PC,
+      [("largest = np.abs(pos).max() * theta.max() if angle.size else 0.0",
+        "largest = np.abs(pos).max() * theta[0] if angle.size else 0.0")],
+      [*CORE]),
     m("layout-permutation", "rope_layout_permutation: odds before evens",
       PC, [("return np.concatenate([idx[0::2], idx[1::2]])",
             "return np.concatenate([idx[1::2], idx[0::2]])")],
