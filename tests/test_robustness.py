@@ -836,6 +836,10 @@ OVERFLOW = [
     ("apply_rope", {"x": [[1.7e308, -1.7e308]], "positions": [0.7]}, "x"),
     ("apply_rope", {"x": [[1.0, 1.0]], "positions": [1e300],
                     "frequencies": [1e300]}, "frequencies"),
+    # the overflowing angle is neither the first pair's nor the first
+    # position's: a check that looks at one of those only lets it pass
+    ("apply_rope", {"x": np.ones((2, 4)), "positions": [0.5, 1e300],
+                    "frequencies": [0.0, 1e300]}, "frequencies"),
     ("rope_decay_bound", {"distances": [1e300], "head_dim": 2,
                           "frequencies": [1e300]}, "frequencies"),
     ("self_attention", {"x": np.full((2, 2), 1e200),

@@ -114,6 +114,8 @@ MUTANTS = [
       "that overflow pass (the largest angle taken from the first pair)", PC,
       [("largest = np.abs(pos).max() * theta.max() if angle.size else 0.0",
         "largest = np.abs(pos).max() * theta[0] if angle.size else 0.0")],
+      # (theta[0] is the largest for rope_frequencies: only frequencies
+      # given out of order tell the two apart)
       [*CORE]),
     m("layout-permutation", "rope_layout_permutation: odds before evens",
       PC, [("return np.concatenate([idx[0::2], idx[1::2]])",
