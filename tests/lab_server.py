@@ -3,9 +3,9 @@
 ``jupyter lab`` on a free port, without a token, serving ``folder``, with
 its own settings and workspaces (so a learner's settings change nothing),
 every notebook cell rendered (JupyterLab 4 renders only those in view by
-default), and the repository on the kernels' ``PYTHONPATH``: as
-``tests/test_jupyterlab.py``'s fixture starts it. Used by
-``benchmarks/run.py --only jupyterlab``.
+default), and the repository on the kernels' ``PYTHONPATH``. Used by
+``tests/test_jupyterlab.py``'s fixture and ``benchmarks/run.py --only
+jupyterlab``.
 """
 
 import contextlib

@@ -26,16 +26,14 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 import warnings
 from pathlib import Path
 
 import pytest
+from lab_server import jupyterlab as serve_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = "02_sinusoidal_formula.ipynb"
@@ -61,12 +59,6 @@ def require(reason):
     pytest.skip(reason)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab():
     """``(url, folder)`` of a JupyterLab serving a copy of the chapter."""
@@ -79,51 +71,10 @@ def lab():
         (tmp / "nb").mkdir()
         shutil.copy(ROOT / "chapters" / CHAPTER, tmp / "nb" / CHAPTER)
         serve_opened(tmp / "nb")
-        # Render every cell (JupyterLab 4 renders only those in view by
-        # default), so the whole notebook can be read.
-        settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
-        settings.mkdir(parents=True)
-        (settings / "tracker.jupyterlab-settings").write_text(
-            '{"windowingMode": "none"}')
-        port = free_port()
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
-               f"--port={port}", "--ip=127.0.0.1",
-               "--ServerApp.token=", "--ServerApp.password=",
-               f"--ServerApp.root_dir={tmp / 'nb'}",
-               f"--LabApp.user_settings_dir={tmp / 'settings'}",
-               f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-               "--LabApp.news_url=None", "--LabApp.check_for_updates_class="
-               "jupyterlab.NeverCheckForUpdate",
-               # window.jupyterapp, to select a cell of a long notebook
-               "--LabApp.expose_app_in_browser=True"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-root")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        log = open(tmp / "lab.log", "wb")
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, cwd=tmp / "nb")
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + TIMEOUT / 1000
-            while True:
-                try:
-                    urllib.request.urlopen(f"{url}/api/status", timeout=5)
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        log.flush()
-                        pytest.fail("jupyter lab did not start:\n"
-                                    + (tmp / "lab.log").read_text()[-3000:])
-                    time.sleep(1)
+        # a server that does not start raises, with the end of its log
+        with serve_lab(tmp / "nb", tmp / "state",
+                       timeout=TIMEOUT / 1000) as url:
             yield url, tmp / "nb"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
 
 
 def serve_opened(folder):
