@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh requirements-test.txt
+.venv/bin/python -m pip install --quiet --no-deps -r requirements-timm.txt
 source scripts/_assets.sh
 if [ -z "${POSENC_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
   echo "Installing Debian's chromium for the browser tests"
