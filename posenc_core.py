@@ -26,6 +26,11 @@ References
    Large Language Models", arXiv:2309.00071, 2023.
 .. [Llama3] A. Grattafiori et al., "The Llama 3 Herd of Models",
    arXiv:2407.21783, 2024 (RoPE scaling released with Llama 3.1).
+.. [Barbero2024] F. Barbero, A. Vitvitskyi, C. Perivolaropoulos,
+   R. Pascanu, P. Velickovic, "Round and Round We Go! What Makes Rotary
+   Positional Encodings Useful?", arXiv:2410.06205, ICLR 2025 (p-RoPE).
+.. [Nakanishi2025] K. M. Nakanishi, "Scalable-Softmax Is Superior for
+   Attention", arXiv:2501.19399, 2025.
 """
 
 import functools
@@ -47,6 +52,9 @@ __all__ = [
     "relative_positions",
     "rope_frequencies",
     "yarn_attention_scale",
+    # chapter 10
+    "partial_rope_frequencies",
+    "nope_attention_temperature",
     # chapter 6
     "rope_decay_bound",
     "rope_layout_permutation",
@@ -929,6 +937,186 @@ def yarn_attention_scale(factor):
     s = _check_real("factor", factor, low=1.0, low_open=False,
                     what="a finite number >= 1")
     return float(0.1 * np.log(s) + 1.0)
+
+
+# ------------------------------------------- chapter 10: today's models
+
+_PARTIAL_CONVENTIONS = ("spread", "proportional")
+
+
+def partial_rope_frequencies(head_dim, fraction, *, base=10000.0,
+                             convention="spread"):
+    r"""Angular frequencies of a head that rotates only a fraction of its pairs.
+
+    Two conventions share the name "partial rotation" (and, in
+    transformers, the config key ``partial_rotary_factor``) and differ in
+    *which* frequencies the rotated pairs get. With :math:`f` =
+    ``fraction``, :math:`d` = ``head_dim`` and :math:`b` = ``base``:
+
+    ``"spread"`` (GPT-NeoX's ``rotary_pct``, GPT-J's ``rotary_dim``,
+        transformers' ``partial_rotary_factor`` with every ``rope_type``
+        except ``"proportional"``): the first :math:`r = \lfloor f d
+        \rfloor` dimensions rotate, as a head of width :math:`r` would, so
+        the whole spectrum from :math:`1` down to about :math:`b^{-1}` is
+        spread over the rotated slice:
+
+        .. math::
+
+            \omega_i = b^{-2i/r}, \quad 0 \le i < \lceil r/2 \rceil;
+            \qquad \omega_i = 0 \text{ beyond.}
+
+    ``"proportional"`` (p-RoPE of [Barbero2024]_, shipped by Gemma 4 as
+        ``rope_type: "proportional"`` with ``partial_rotary_factor``): the
+        pairs keep the frequencies of the full head, the
+        :math:`k = \lfloor f d / 2 \rfloor` fastest rotate and the slowest
+        are dropped (frequency 0):
+
+        .. math::
+
+            \omega_i = b^{-2i/d}, \quad 0 \le i < k; \qquad
+            \omega_i = 0 \text{ beyond.}
+
+    The counts are transformers' (``int(head_dim * partial_rotary_factor)``
+    in ``_compute_default_rope_parameters`` and the other ``_compute_*``
+    functions of ``modeling_rope_utils.py``; ``int(partial_rotary_factor *
+    head_dim // 2)`` in ``_compute_proportional_rope_parameters``). An odd
+    :math:`r` gives :math:`\lceil r/2 \rceil` pairs with exponents
+    :math:`2i/r`, as there.
+
+    Which dimensions the pairs are. Entry :math:`i` of the result is the
+    frequency of pair :math:`i`; where that pair sits in the head depends on
+    the library:
+
+    * transformers' partial rotation (GPT-NeoX, Phi, GLM, StableLM, ...)
+      rotates the slice ``x[..., :2 * ceil(r/2)]`` in the "half" layout
+      *of that slice*, pairs :math:`(i, i + r/2)`, and passes the rest
+      through: ``apply_rope(x[..., :r], n, layout="half",
+      frequencies=omega[:r // 2])`` beside ``x[..., r:]`` (even :math:`r`);
+    * GPT-J's ``rotary_dim`` rotates interleaved pairs :math:`(2i, 2i+1)`
+      of the first ``rotary_dim`` dimensions: ``apply_rope(x, n,
+      frequencies=omega)`` on the whole head;
+    * Gemma 4's proportional RoPE rotates the whole head in the "half"
+      layout, pairs :math:`(i, i + d/2)`, with zeros for the dropped
+      pairs: ``apply_rope(x, n, layout="half", frequencies=omega)``.
+
+    With ``fraction = 1`` both conventions are :func:`rope_frequencies`.
+
+    Parameters
+    ----------
+    head_dim : int
+        Width :math:`d` of one head, a positive even integer.
+    fraction : float
+        The rotated fraction :math:`f`, in [0, 1].
+    base : float, optional
+        A finite number > 1.
+    convention : {"spread", "proportional"}, optional
+
+    Returns
+    -------
+    omega : ndarray of float64, shape (head_dim // 2,)
+        One frequency per pair, in radians per position; 0 for pairs that do
+        not rotate.
+
+    See Also
+    --------
+    rope_frequencies : the same with ``scaling={"type": "default",
+        "partial_rotary_factor": f}`` or ``{"type": "proportional", ...}``.
+
+    Examples
+    --------
+    >>> partial_rope_frequencies(8, 0.5)
+    array([1.  , 0.01, 0.  , 0.  ])
+    >>> partial_rope_frequencies(8, 0.5, convention="proportional")
+    array([1. , 0.1, 0. , 0. ])
+    """
+    head_dim = _check_d("head_dim", head_dim)
+    f = _check_real("fraction", fraction, low=0.0, low_open=False,
+                    what="a finite number in [0, 1]")
+    if f > 1.0:
+        raise ValueError(f"fraction must be a finite number in [0, 1], "
+                         f"got {fraction!r}")
+    base = _check_base(base)
+    if convention not in _PARTIAL_CONVENTIONS:
+        raise ValueError(f"convention must be one of {_PARTIAL_CONVENTIONS}, "
+                         f"got {convention!r}")
+    _check_size(head_dim // 2)
+    omega = np.zeros(head_dim // 2)
+    if convention == "spread":
+        r = int(head_dim * f)
+        i = np.arange(0, r, 2, dtype=np.float64)  # 2i, as transformers
+        omega[:i.size] = base ** (-i / r) if r else 0.0
+    else:
+        k = int(f * head_dim // 2)
+        omega[:k] = base ** (-np.arange(0, 2 * k, 2, dtype=np.float64)
+                             / head_dim)
+    return omega
+
+
+def nope_attention_temperature(positions, *, floor_scale=8192.0,
+                               attn_scale=0.1):
+    r"""Llama 4's query scale in its layers without position (NoPE).
+
+    Llama 4 rotates no pair in every fourth layer; there, to keep attention
+    from flattening as the context grows, each query is multiplied by a
+    factor that grows like the logarithm of its position, in steps of
+    ``floor_scale`` tokens ("attention temperature tuning"):
+
+    .. math::
+
+        \tau(\mathrm{pos}) = 1 + a \ln\bigl(1 + \lfloor
+            (\mathrm{pos} + 1) / F \rfloor\bigr),
+
+    with :math:`a` = ``attn_scale`` and :math:`F` = ``floor_scale``,
+    exactly as ``Llama4TextAttention.forward`` in transformers computes it
+    (``torch.log1p(torch.floor((positions + 1.0) / floor_scale)) *
+    attn_scale + 1.0``, from meta-llama/llama-models), applied to the
+    queries only (not the keys), after the optional L2 norm, and only in
+    layers whose ``no_rope_layers`` entry is 0 when
+    ``attn_temperature_tuning`` is on. The score of query :math:`m` is thus
+    multiplied by :math:`\tau(m)`: a softmax with inverse temperature
+    growing like :math:`\ln m`, the idea of scalable softmax
+    ([Nakanishi2025]_, which transformers cites there). transformers counts
+    positions in float32, so beyond :math:`2^{24}` its floor can differ
+    from this float64 one by a step.
+
+    Parameters
+    ----------
+    positions : int or array_like of real, shape (n,)
+        An int ``n`` means ``0, ..., n-1``; otherwise the positions of the
+        queries, each >= 0 (counted from 0, cache included).
+    floor_scale : float, optional
+        :math:`F > 0`, in tokens (Llama 4: 8192).
+    attn_scale : float, optional
+        :math:`a \ge 0` (Llama 4: 0.1).
+
+    Returns
+    -------
+    tau : ndarray of float64, shape (n,)
+        1 for the first ``F - 1`` positions, then growing step by step.
+
+    Examples
+    --------
+    >>> nope_attention_temperature([0, 8190, 8191, 3 * 8192 - 1]).round(4)
+    array([1.    , 1.    , 1.0693, 1.1386])
+    """
+    pos = _positions(positions)
+    if np.any(pos < 0):
+        raise ValueError("positions must be >= 0 (an int n >= 0 or a 1-D "
+                         "array-like of finite real positions >= 0)")
+    F = _check_real("floor_scale", floor_scale, low=0.0,
+                    what="a finite number > 0")
+    a = _check_real("attn_scale", attn_scale, low=0.0, low_open=False,
+                    what="a finite number >= 0")
+    with np.errstate(over="ignore"):
+        steps = np.floor((pos + 1.0) / F)
+        if not np.isfinite(steps).all():
+            raise ValueError("positions / floor_scale overflows float64: "
+                             "floor_scale is too small for these positions")
+        tau = 1.0 + a * np.log1p(steps)
+    if not np.isfinite(tau).all():
+        raise ValueError("attn_scale is too large: the temperature "
+                         "overflows float64")
+    return tau
 
 
 # ------------------------------------------------------ relative position

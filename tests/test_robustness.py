@@ -317,6 +317,27 @@ def ref_shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None,
     return z, A
 
 
+
+def ref_partial_rope_frequencies(head_dim, fraction, base=10000.0,
+                                 convention="spread"):
+    d, f, b = int(head_dim), _f(fraction), _f(base)
+    out = [0.0] * (d // 2)
+    if convention == "spread":
+        r = int(d * f)
+        for i in range(0, (r + 1) // 2):
+            out[i] = b ** (-2.0 * i / r)
+    else:
+        for i in range(int(f * d // 2)):
+            out[i] = b ** (-2.0 * i / d)
+    return np.array(out)
+
+
+def ref_nope_attention_temperature(positions, floor_scale=8192.0,
+                                   attn_scale=0.1):
+    return np.array([1.0 + _f(attn_scale) * math.log(
+        1.0 + math.floor((p + 1.0) / _f(floor_scale)))
+        for p in _ref_positions(positions)])
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -521,6 +542,26 @@ def round_kw(draw):
     return {"x": x, "bits": draw(ints(1, 53))}
 
 
+
+@st.composite
+def partial_kw(draw):
+    return {"head_dim": draw(evens(2, 256)),
+            "fraction": draw(st.one_of(reals(0.0, 1.0), st.sampled_from(
+                [0, 0.25, 0.4, 0.5, 0.75, 1, np.float64(0.3)]))),
+            "base": draw(bases),
+            "convention": draw(st.sampled_from(["spread", "proportional"]))}
+
+
+@st.composite
+def nope_kw(draw):
+    pos = draw(st.one_of(
+        ints(0, 40),
+        st.lists(st.one_of(st.floats(0, 1e6, allow_nan=False),
+                           st.integers(0, 10**6)),
+                 max_size=8).flatmap(as_array_like)))
+    return {"positions": pos, "floor_scale": draw(reals(0.5, 1e5)),
+            "attn_scale": draw(reals(0.0, 10.0))}
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -539,6 +580,8 @@ VALID = {
     "rope_frequencies": rope_frequencies_kw(),
     "yarn_attention_scale": st.fixed_dictionaries(
         {"factor": reals(1.0, 1e12)}),
+    "partial_rope_frequencies": partial_kw(),
+    "nope_attention_temperature": nope_kw(),
     "rope_decay_bound": decay_kw(),
     "rope_layout_permutation": st.fixed_dictionaries(
         {"head_dim": evens(2, 512)}),
@@ -677,6 +720,15 @@ BAD = {
     "rope_frequencies": {"head_dim": BAD_EVEN, "base": BAD_BASE,
                          "scaling": BAD_SCALING},
     "yarn_attention_scale": {"factor": [*BAD_REAL, 0.5, 0, -2]},
+    "partial_rope_frequencies": {
+        "head_dim": BAD_EVEN, "fraction": [*BAD_REAL, -0.1, 1.5, 2, -1e-300],
+        "base": BAD_BASE,
+        "convention": [None, "", "Spread", "half", "p-rope", 0, b"spread",
+                       ["spread"]]},
+    "nope_attention_temperature": {
+        "positions": [*BAD_POSITIONS, [-1.0], [0, -3], [0.0, -1e-9]],
+        "floor_scale": [*BAD_REAL, 0, 0.0, -1, -8192],
+        "attn_scale": [*BAD_REAL, -0.1, -1]},
     "rope_decay_bound": {"distances": BAD_POSITIONS, "head_dim": BAD_EVEN,
                          "base": BAD_BASE,
                          "frequencies": BAD_FREQUENCIES},
@@ -714,6 +766,9 @@ BASE_CALL = {
     "relative_positions": {"n": 4, "max_distance": 2},
     "rope_frequencies": {"head_dim": 8},
     "yarn_attention_scale": {"factor": 4},
+    "partial_rope_frequencies": {"head_dim": 8, "fraction": 0.5},
+    "nope_attention_temperature": {"positions": [0, 5, 20],
+                                   "floor_scale": 4},
     "rope_decay_bound": {"distances": [0, 1e3, -2.5], "head_dim": 4},
     "rope_layout_permutation": {"head_dim": 8},
     "round_significand": {"x": [1.0, 3.0], "bits": 8},
@@ -855,6 +910,10 @@ OVERFLOW = [
                         "w_k": np.eye(2), "w_v": np.eye(2),
                         "table_k": np.full((3, 2), 1e200)}, "table_k"),
     ("round_significand", {"x": [1.7976931348623157e308], "bits": 8}, "x"),
+    ("nope_attention_temperature", {"positions": [0.0, 1e300],
+                                    "floor_scale": 1e-300}, "floor_scale"),
+    ("nope_attention_temperature", {"positions": [1e300],
+                                    "attn_scale": 1e307}, "attn_scale"),
     ("t5_relative_position_bucket", {"relative_position": [5, 10**6],
                                      "max_distance": 10**400},
      "max_distance"),
@@ -900,6 +959,8 @@ HUGE = [
     ("alibi_bias", {"n": 10**10, "n_heads": 10**10}),
     ("relative_positions", {"n": 2**14 + 1}),
     ("rope_frequencies", {"head_dim": 2**28 + 2}),
+    ("partial_rope_frequencies", {"head_dim": 2**28 + 2, "fraction": 0.5}),
+    ("nope_attention_temperature", {"positions": 2**28}),
     ("rope_decay_bound", {"distances": 2**20, "head_dim": 2**10}),
     ("rope_layout_permutation", {"head_dim": 2**28}),
     ("round_significand", {"x": _view((2**28,)), "bits": 8}),

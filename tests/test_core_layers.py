@@ -1,0 +1,134 @@
+"""Chapter 10's core functions: properties and published values.
+
+Partial rotation in its two conventions, Llama 4's NoPE-layer query
+temperature. Their agreement with transformers is in
+tests/test_reference_layers.py.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import posenc_core as pc
+
+# ------------------------------------------------------ partial rotation
+
+
+@pytest.mark.parametrize("d, base", [(2, 10.0), (64, 1e4), (128, 5e5)])
+@pytest.mark.parametrize("convention", ["spread", "proportional"])
+def test_full_fraction_is_plain_rope(d, base, convention):
+    got = pc.partial_rope_frequencies(d, 1.0, base=base,
+                                      convention=convention)
+    np.testing.assert_array_equal(got, pc.rope_frequencies(d, base=base))
+
+
+@pytest.mark.parametrize("convention", ["spread", "proportional"])
+def test_zero_fraction_rotates_nothing(convention):
+    got = pc.partial_rope_frequencies(64, 0.0, convention=convention)
+    np.testing.assert_array_equal(got, np.zeros(32))
+
+
+@pytest.mark.parametrize("d, f", [(64, 0.25), (128, 0.5), (80, 0.4),
+                                  (256, 0.25), (96, 0.75)])
+def test_spread_is_a_narrower_head(d, f):
+    # the rotated slice behaves as a head of width r = f d: the whole
+    # spectrum, 1 down to b**(-(r-2)/r), over r/2 pairs
+    r = int(d * f)
+    got = pc.partial_rope_frequencies(d, f, base=1e4)
+    np.testing.assert_array_equal(got[:r // 2], pc.rope_frequencies(r))
+    np.testing.assert_array_equal(got[r // 2:], 0.0)
+
+
+@pytest.mark.parametrize("d, f", [(64, 0.25), (128, 0.5), (80, 0.4),
+                                  (512, 0.25), (96, 0.75)])
+def test_proportional_keeps_the_fastest_pairs(d, f):
+    k = int(f * d // 2)
+    full = pc.rope_frequencies(d, base=1e6)
+    got = pc.partial_rope_frequencies(d, f, base=1e6,
+                                      convention="proportional")
+    np.testing.assert_array_equal(got[:k], full[:k])
+    np.testing.assert_array_equal(got[k:], 0.0)
+
+
+def test_odd_rotated_width_follows_transformers():
+    # r = int(10 * 0.5) = 5 is odd: 3 pairs with exponents 0, 2/5, 4/5
+    got = pc.partial_rope_frequencies(10, 0.5, base=100.0)
+    np.testing.assert_allclose(got, [1.0, 100 ** -0.4, 100 ** -0.8, 0, 0],
+                               rtol=1e-15)
+
+
+def _longest(omega):
+    return 2 * np.pi / omega[omega > 0].min()
+
+
+@pytest.mark.parametrize("d, base, log10_ratio", [
+    (128, 1e4, 2.8125),       # a typical head with the original base
+    (128, 5e5, 4.007),        # Llama 3's base
+    (512, 1e6, 4.430),        # Gemma 4's global layers
+    (256, 1e7, 5.086),        # Qwen3-Next / Qwen3.5's head and base
+])
+def test_longest_wavelength_at_a_quarter(d, base, log10_ratio):
+    # at f = 1/4 the longest rotated wavelengths are 2 pi b**(1 - 8/d)
+    # (spread, r = d/4) and 2 pi b**(1/4 - 2/d) (proportional): a ratio
+    # b**(3/4 - 6/d), five orders of magnitude only for bases near 1e7
+    s = pc.partial_rope_frequencies(d, 0.25, base=base)
+    p = pc.partial_rope_frequencies(d, 0.25, base=base,
+                                    convention="proportional")
+    assert _longest(s) == pytest.approx(2 * np.pi * base ** (1 - 8 / d),
+                                        rel=1e-12)
+    assert _longest(p) == pytest.approx(2 * np.pi * base ** (0.25 - 2 / d),
+                                        rel=1e-12)
+    ratio = _longest(s) / _longest(p)
+    assert ratio == pytest.approx(base ** (0.75 - 6 / d), rel=1e-12)
+    assert math.log10(ratio) == pytest.approx(log10_ratio, abs=5e-4)
+
+
+def test_spread_and_proportional_share_the_fastest_pair_only():
+    s = pc.partial_rope_frequencies(128, 0.25, base=1e4)
+    p = pc.partial_rope_frequencies(128, 0.25, base=1e4,
+                                    convention="proportional")
+    assert s[0] == p[0] == 1.0
+    assert np.all(s[1:16] < p[1:16])  # spread steps down faster
+
+
+def test_partial_rotation_leaves_the_other_dimensions_alone():
+    # apply_rope with the zeros rotates the kept pairs and copies the rest
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(5, 16))
+    omega = pc.partial_rope_frequencies(16, 0.25, convention="proportional")
+    y = pc.apply_rope(x, 5, layout="half", frequencies=omega)
+    moved = np.r_[0:2, 8:10]  # pairs (0, 8) and (1, 9)
+    still = np.setdiff1d(np.arange(16), moved)
+    np.testing.assert_array_equal(y[:, still], x[:, still])
+    assert not np.allclose(y[1:, moved], x[1:, moved])
+
+
+# -------------------------------------------------- NoPE temperature
+
+
+def test_temperature_steps_every_floor_scale_tokens():
+    F = 8192
+    pos = np.array([0, F - 2, F - 1, 2 * F - 2, 2 * F - 1, 5 * F - 1])
+    got = pc.nope_attention_temperature(pos)
+    k = np.array([0, 0, 1, 1, 2, 5])  # floor((pos + 1) / F)
+    np.testing.assert_allclose(got, 1 + 0.1 * np.log(1 + k), rtol=1e-15)
+
+
+def test_temperature_is_one_below_the_floor_and_grows_like_log():
+    tau = pc.nope_attention_temperature(40, floor_scale=4.0, attn_scale=0.5)
+    assert np.all(tau[:3] == 1.0) and tau[3] > 1.0
+    assert np.all(np.diff(tau) >= 0)
+    # at the step k it is 1 + a ln(1 + k): 1 + 0.5 ln 11 at the last one
+    assert tau[-1] == pytest.approx(1 + 0.5 * math.log(11), rel=1e-15)
+
+
+def test_temperature_without_scale_is_one():
+    np.testing.assert_array_equal(
+        pc.nope_attention_temperature(10**4, attn_scale=0.0), 1.0)
+
+
+def test_temperature_of_an_int_is_of_its_range():
+    np.testing.assert_array_equal(
+        pc.nope_attention_temperature(7, floor_scale=2.0),
+        pc.nope_attention_temperature(np.arange(7), floor_scale=2.0))
