@@ -31,6 +31,11 @@ References
    Positional Encodings Useful?", arXiv:2410.06205, ICLR 2025 (p-RoPE).
 .. [Nakanishi2025] K. M. Nakanishi, "Scalable-Softmax Is Superior for
    Attention", arXiv:2501.19399, 2025.
+.. [He2022] K. He et al., "Masked Autoencoders Are Scalable Vision
+   Learners", CVPR 2022, arXiv:2111.06377 (MAE).
+.. [Heo2024] B. Heo, S. Park, D. Han, S. Yun, "Rotary Position Embedding
+   for Vision Transformer", ECCV 2024, arXiv:2403.13298.
+.. [Simeoni2025] O. Simeoni et al., "DINOv3", arXiv:2508.10104, 2025.
 """
 
 import functools
@@ -61,6 +66,16 @@ __all__ = [
     "round_significand",
     # chapter 5
     "shaw_attention",
+    # chapter 9
+    "apply_rope_angles",
+    "sincos_2d_encoding",
+    "rope_axial_angles",
+    "rope_mixed_frequencies",
+    "rope_mixed_angles",
+    "normalized_patch_coordinates",
+    "augment_coordinates",
+    "sample_coordinate_augmentation",
+    "dinov3_rope_angles",
 ]
 
 #: Largest number of elements a result may have (2**27 float64 = 1 GiB).
@@ -1721,3 +1736,637 @@ def shaw_attention(x, w_q, w_k, w_v, table_k, table_v=None, *, causal=False):
         raise ValueError(
             "w_v or table_v is too large: the output overflows float64")
     return out, weights
+
+
+# ---- chapter 9: positions in two and three dimensions
+#
+# Coordinates of a patch are (row, column) = (y, x), counted from 0 at the
+# top left; patches in row-major order (token r * width + c).
+
+_SINCOS_2D_LAYOUTS = ("mae", "timm")
+_NORMALIZE_COORDS = ("separate", "max", "min")
+
+
+def _check_choice(name, value, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def _check_coords(coords, name="coords"):
+    """A 2-D array (n, 2) of finite reals, columns (row, column)."""
+    what = "a 2-D array (n, 2) of finite reals (row, column) per token"
+    c = _float_array(name, coords, what)
+    if c.ndim != 2 or c.shape[1] != 2:
+        raise ValueError(f"{name} must be {what}, got shape {c.shape}")
+    return c
+
+
+def _check_d4(name, value):
+    if not _is_int(value) or value <= 0 or value % 4:
+        raise ValueError(
+            f"{name} must be a positive multiple of 4, got {value!r}")
+    return int(value)
+
+
+def _finite_angles(angles, what):
+    if not np.all(np.isfinite(angles)):
+        raise ValueError(
+            f"{what} overflow float64: a coordinate or a frequency is too "
+            "large")
+    return angles
+
+
+def apply_rope_angles(x, angles, *, layout="interleaved"):
+    r"""Rotate each pair of dimensions of each row by a given angle.
+
+    Pair :math:`i` of each row of ``x``, :math:`(x_1, x_2)`, is rotated
+    by the angle :math:`\phi_i` given for that row (``angles[..., row,
+    i]``):
+
+    .. math::
+
+        x_1' = x_1 \cos\phi_i - x_2 \sin\phi_i, \qquad
+        x_2' = x_2 \cos\phi_i + x_1 \sin\phi_i.
+
+    This is :func:`apply_rope` with the angle table given instead of
+    computed: ``apply_rope(x, pos)`` is
+    ``apply_rope_angles(x, pos[:, None] * rope_frequencies(d))``. Every
+    2-D and 3-D rotary scheme of chapter 9 (axial, mixed, DINOv3's,
+    M-RoPE) differs from 1-D RoPE only in its angle table.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n, d)
+        Queries or keys; ``d`` even.
+    angles : array_like, shape (..., n, d // 2)
+        Finite angles in radians; leading axes broadcast against those of
+        ``x`` (e.g. one table per head, ``(n_heads, n, d // 2)``).
+    layout : {"interleaved", "half"}, optional
+        ``"interleaved"`` rotates pairs ``(2i, 2i+1)`` (RoFormer;
+        naver-ai/rope-vit's ``apply_rotary_emb``, through
+        ``torch.view_as_complex``); ``"half"`` rotates ``(i, i + d/2)``
+        (``rotate_half`` in transformers' Qwen2-VL and in DINOv3's
+        ``rope_apply``).
+
+    Returns
+    -------
+    ndarray of float64, shape broadcast of x's and angles' leading axes
+    + (n, d)
+
+    Examples
+    --------
+    >>> apply_rope_angles([[1.0, 0.0, 1.0, 0.0]], [[np.pi / 2, 0.0]]).round(12)
+    array([[0., 1., 1., 0.]])
+    >>> apply_rope_angles([[1.0, 0.0]], [[1.0]]).round(4) == apply_rope(
+    ...     [[1.0, 0.0]], [1]).round(4)
+    array([[ True,  True]])
+    """
+    _check_choice("layout", layout, _ROPE_LAYOUTS)
+    what = "an array (..., n, d) of finite reals with an even last axis d > 0"
+    x = _float_array("x", x, what)
+    if x.ndim < 2 or x.shape[-1] % 2 or x.shape[-1] == 0:
+        raise ValueError(f"x must be {what}, got shape {x.shape}")
+    n, d = x.shape[-2:]
+    awhat = f"an array (..., {n}, {d // 2}) of finite reals (x has n = {n}, d = {d})"
+    a = _float_array("angles", angles, awhat)
+    if a.ndim < 2 or a.shape[-2:] != (n, d // 2):
+        raise ValueError(f"angles must be {awhat}, got shape {a.shape}")
+    try:
+        lead = np.broadcast_shapes(x.shape[:-2], a.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"angles' leading axes {a.shape[:-2]} do not broadcast against "
+            f"x's {x.shape[:-2]}") from None
+    _check_size(*lead, n, d)
+    cos, sin = np.cos(a), np.sin(a)
+    if layout == "interleaved":
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+    else:
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    out = np.empty((*lead, n, d))
+    with np.errstate(over="ignore", invalid="ignore"):
+        y1 = x1 * cos - x2 * sin
+        y2 = x2 * cos + x1 * sin
+    if layout == "interleaved":
+        out[..., 0::2], out[..., 1::2] = y1, y2
+    else:
+        out[..., : d // 2], out[..., d // 2:] = y1, y2
+    if not np.all(np.isfinite(out)):
+        raise ValueError("x is too large: its rotation overflows float64")
+    return out
+
+
+def sincos_2d_encoding(height, width, d, *, base=10000.0, layout="mae"):
+    r"""The fixed 2-D sin-cos position table of MAE, one row per patch.
+
+    Each axis gets half of the ``d`` dimensions and the 1-D sinusoids of
+    [Vaswani2017]_ with ``d / 4`` frequencies
+    :math:`\omega_j = b^{-j/(d/4)}`, :math:`j = 0, \dots, d/4 - 1`
+    (:math:`b` = ``base``). With the patch in row :math:`y` and column
+    :math:`x`, MAE's layout ([He2022]_; facebookresearch/mae,
+    ``util/pos_embed.py``, ``get_2d_sincos_pos_embed``) is
+
+    .. math::
+
+        P_{yW + x} = \bigl[\sin(x\omega_j)_j,\ \cos(x\omega_j)_j,\
+                     \sin(y\omega_j)_j,\ \cos(y\omega_j)_j\bigr]
+
+    (each block ``d / 4`` wide): the **first** half encodes the column
+    :math:`x`. (MAE's code calls that half ``emb_h`` but fills it from
+    ``np.meshgrid(grid_w, grid_h)[0]``, the column index, "here w goes
+    first".) Sines and cosines are not interleaved, and the exponents are
+    :math:`j/(d/4)`, not :math:`2i/d` of one 1-D table of width ``d``.
+
+    Parameters
+    ----------
+    height, width : int
+        The grid of patches, ``height`` rows and ``width`` columns (MAE
+        only builds square grids; a rectangle follows the same code).
+    d : int
+        Width of the embedding, a positive multiple of 4.
+    base : float, optional
+        A finite number > 1 (timm's ``temperature``).
+    layout : {"mae", "timm"}, optional
+        ``"timm"`` is timm's ``build_sincos2d_pos_embed`` with its
+        defaults (``timm/layers/pos_embed_sincos.py``): the same
+        frequencies, but the row first and all sines before all cosines,
+        :math:`[\sin(y\omega_j), \sin(x\omega_j), \cos(y\omega_j),
+        \cos(x\omega_j)]`. The two tables hold the same columns in a
+        different order; a checkpoint trained with one does not run with
+        the other.
+
+    Returns
+    -------
+    P : ndarray of float64, shape (height * width, d)
+        Row ``y * width + x`` belongs to the patch in row ``y``, column
+        ``x``. A class token, if any, gets a row of zeros in MAE
+        (``cls_token=True``); it is not included here.
+
+    Examples
+    --------
+    >>> P = sincos_2d_encoding(2, 3, 4)  # omega = [1], blocks of width 1
+    >>> P[1 * 3 + 2].round(4)  # row 1, column 2: sin 2, cos 2, sin 1, cos 1
+    array([ 0.9093, -0.4161,  0.8415,  0.5403])
+    >>> sincos_2d_encoding(2, 3, 4, layout="timm")[5].round(4)
+    array([ 0.8415,  0.9093,  0.5403, -0.4161])
+    """
+    _check_choice("layout", layout, _SINCOS_2D_LAYOUTS)
+    height = _check_int("height", height, 1)
+    width = _check_int("width", width, 1)
+    d = _check_d4("d", d)
+    base = _check_base(base)
+    _check_size(height, width, d)
+    q = d // 4
+    omega = base ** (-np.arange(q, dtype=np.float64) / q)
+    y, x = np.divmod(np.arange(height * width, dtype=np.float64), width)
+    ax, ay = x[:, None] * omega, y[:, None] * omega
+    if layout == "mae":
+        blocks = [np.sin(ax), np.cos(ax), np.sin(ay), np.cos(ay)]
+    else:
+        blocks = [np.sin(ay), np.sin(ax), np.cos(ay), np.cos(ax)]
+    return np.concatenate(blocks, axis=1)
+
+
+def _axial_frequencies(head_dim, base):
+    """rope-vit's and DINOv3's d/4 frequencies base**(-4j/d)."""
+    j = np.arange(head_dim // 4, dtype=np.float64)
+    return base ** (-4.0 * j / head_dim)
+
+
+def rope_axial_angles(coords, head_dim, *, base=100.0):
+    r"""Axial 2-D RoPE: half of the pairs turn with the column, half with
+    the row.
+
+    With the patch at row :math:`y`, column :math:`x` and the ``d / 4``
+    frequencies :math:`\omega_j = b^{-4j/d}` (:math:`b` = ``base``,
+    :math:`d` = ``head_dim``), pair :math:`i` turns by
+
+    .. math::
+
+        \phi_{j} = x\,\omega_j, \qquad \phi_{d/4 + j} = y\,\omega_j,
+        \qquad j = 0, \dots, d/4 - 1,
+
+    RoPE-Axial of [Heo2024]_, as naver-ai/rope-vit computes it
+    (``deit/models_v2_rope.py``, ``compute_axial_cis`` with ``init_t_xy``:
+    ``t_x = t % end_x`` first, then ``t_y = t // end_x``) and applies it,
+    to interleaved pairs (``layout="interleaved"`` of
+    :func:`apply_rope_angles`). The base is 100, not 10000: images have
+    far fewer positions per axis than text (``rope_theta=100.0`` in all
+    its models). No pair sees both axes, so the score of a query and a key
+    depends on :math:`\Delta x` through one half of the pairs and on
+    :math:`\Delta y` through the other: never on a diagonal direction as
+    such. The class token is not rotated (rope-vit rotates
+    ``q[:, :, 1:]`` only): give it no row here, or angle 0.
+
+    Parameters
+    ----------
+    coords : array_like, shape (n, 2)
+        (row, column) of each token, e.g.
+        ``np.indices((h, w)).reshape(2, -1).T`` for an ``h`` x ``w``
+        grid in row-major order; any finite reals (rope-vit's are
+        integers).
+    head_dim : int
+        ``d``, a positive multiple of 4.
+    base : float, optional
+        A finite number > 1.
+
+    Returns
+    -------
+    angles : ndarray of float64, shape (n, head_dim // 2)
+        Columns ``0 .. d/4 - 1`` from the column :math:`x`, columns
+        ``d/4 .. d/2 - 1`` from the row :math:`y`.
+
+    Notes
+    -----
+    DINOv3's RoPE (:func:`dinov3_rope_angles`) is axial too but puts the
+    row first, measures frequencies as periods with a factor
+    :math:`2\pi`, and rotates halves instead of interleaved pairs.
+
+    Examples
+    --------
+    >>> coords = np.indices((2, 3)).reshape(2, -1).T  # (row, column)
+    >>> rope_axial_angles(coords, 8)[5]  # row 1, column 2
+    array([2. , 0.2, 1. , 0.1])
+    """
+    c = _check_coords(coords)
+    head_dim = _check_d4("head_dim", head_dim)
+    base = _check_base(base)
+    _check_size(c.shape[0], head_dim // 2)
+    omega = _axial_frequencies(head_dim, base)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = np.concatenate(
+            [c[:, 1:2] * omega, c[:, 0:1] * omega], axis=1)
+    return _finite_angles(angles, "coords times frequencies")
+
+
+def _generator(rng):
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (_is_int(rng) and rng >= 0):
+        return np.random.default_rng(None if rng is None else int(rng))
+    raise ValueError(
+        "rng must be a numpy Generator, a non-negative int seed or None, "
+        f"got {rng!r}")
+
+
+def rope_mixed_frequencies(head_dim, n_heads, *, base=10.0, rng=None):
+    r"""RoPE-Mixed's initial frequencies: one random direction per head.
+
+    Each head :math:`h` draws a direction :math:`\psi_h \sim
+    U[0, 2\pi)`; with the magnitudes :math:`\omega_j = b^{-4j/d}`
+    (:math:`b` = ``base``, :math:`d` = ``head_dim``), pair :math:`i` gets
+    the 2-D frequency vector :math:`(f^x_{h,i}, f^y_{h,i})`:
+
+    .. math::
+
+        (f^x, f^y)_{h,j} = \omega_j(\cos\psi_h, \sin\psi_h), \qquad
+        (f^x, f^y)_{h,d/4+j} = \omega_j\bigl(\cos(\psi_h + \tfrac{\pi}{2}),
+        \sin(\psi_h + \tfrac{\pi}{2})\bigr),
+
+    :math:`j = 0, \dots, d/4 - 1`: the first half of the pairs along the
+    head's direction, the second half at right angles to it. These are
+    the starting values of RoPE-Mixed's learnable frequencies
+    ([Heo2024]_), as naver-ai/rope-vit initialises them
+    (``deit/models_v2_rope.py``, ``init_random_2d_freqs``, called once per
+    block with ``theta=rope_theta``; timm's ``init_random_2d_freqs``
+    draws the same for all blocks at once). The mixed models use base 10
+    (``rope_theta=10.0``), the axial ones 100.
+
+    Parameters
+    ----------
+    head_dim : int
+        ``d``, a positive multiple of 4.
+    n_heads : int
+        Number of heads, >= 1.
+    base : float, optional
+        A finite number > 1.
+    rng : numpy.random.Generator, int or None, optional
+        Source of the directions (an int is a seed for
+        ``np.random.default_rng``); one ``rng.uniform(0, 2 pi)`` per head,
+        in head order. rope-vit draws ``torch.rand(1) * 2 * pi``: the same
+        distribution, not the same numbers.
+
+    Returns
+    -------
+    freqs : ndarray of float64, shape (n_heads, head_dim // 2, 2)
+        ``freqs[h, i]`` is :math:`(f^x_{h,i}, f^y_{h,i})`, the frequency of
+        pair ``i`` along the column and along the row (rope-vit stores
+        ``freqs[0]`` = x, ``freqs[1]`` = y, each ``(n_heads, d/2)``).
+        Note the order: (x, y), while coordinates are (row, column).
+
+    Examples
+    --------
+    >>> f = rope_mixed_frequencies(8, 2, rng=0)
+    >>> f.shape
+    (2, 4, 2)
+    >>> np.linalg.norm(f, axis=-1).round(4)  # magnitudes 10**(-4j/8)
+    array([[1.    , 0.3162, 1.    , 0.3162],
+           [1.    , 0.3162, 1.    , 0.3162]])
+    """
+    head_dim = _check_d4("head_dim", head_dim)
+    n_heads = _check_int("n_heads", n_heads, 1)
+    base = _check_base(base)
+    gen = _generator(rng)
+    _check_size(n_heads, head_dim)
+    psi = gen.uniform(0.0, 2.0 * np.pi, size=n_heads)[:, None]
+    omega = _axial_frequencies(head_dim, base)[None, :]
+    fx = np.concatenate([omega * np.cos(psi),
+                         omega * np.cos(psi + np.pi / 2)], axis=1)
+    fy = np.concatenate([omega * np.sin(psi),
+                         omega * np.sin(psi + np.pi / 2)], axis=1)
+    return np.stack([fx, fy], axis=-1)
+
+
+def rope_mixed_angles(coords, freqs):
+    r"""RoPE-Mixed's angles: each pair turns with a learned direction.
+
+    Pair :math:`i` of head :math:`h`, at the patch in row :math:`y` and
+    column :math:`x`, turns by
+
+    .. math::
+
+        \phi_{h,i} = f^x_{h,i}\, x + f^y_{h,i}\, y
+
+    ([Heo2024]_; naver-ai/rope-vit, ``deit/models_v2_rope.py``,
+    ``compute_mixed_cis``: ``t_x @ freqs[0] + t_y @ freqs[1]``, applied to
+    interleaved pairs). A pair whose frequency vector points along a
+    diagonal sees diagonal offsets, which no pair of axial RoPE does.
+
+    Parameters
+    ----------
+    coords : array_like, shape (n, 2)
+        (row, column) of each token.
+    freqs : array_like, shape (n_heads, head_dim // 2, 2)
+        :math:`(f^x, f^y)` of each head and pair, e.g. from
+        :func:`rope_mixed_frequencies` (or learned); finite reals.
+
+    Returns
+    -------
+    angles : ndarray of float64, shape (n_heads, n, head_dim // 2)
+
+    Examples
+    --------
+    >>> freqs = np.array([[[1.0, 0.0], [0.0, 1.0]]])  # pair 0 x, pair 1 y
+    >>> rope_mixed_angles([[2.0, 5.0]], freqs)  # row 2, column 5
+    array([[[5., 2.]]])
+    """
+    c = _check_coords(coords)
+    what = "a 3-D array (n_heads, head_dim // 2, 2) of finite reals"
+    f = _float_array("freqs", freqs, what)
+    if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] == 0 or f.shape[1] == 0:
+        raise ValueError(f"freqs must be {what}, got shape {f.shape}")
+    _check_size(f.shape[0], c.shape[0], f.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = (c[None, :, 1:2] * f[:, None, :, 0]
+                  + c[None, :, 0:1] * f[:, None, :, 1])
+    return _finite_angles(angles, "coords times freqs")
+
+
+def normalized_patch_coordinates(height, width, *, normalize="separate"):
+    r"""DINOv3's patch coordinates: centres of the patches in (-1, 1).
+
+    The patch in row :math:`r` and column :math:`c` of an
+    :math:`H \times W` grid has
+
+    .. math::
+
+        y = 2\,\frac{r + 1/2}{S_H} - 1, \qquad
+        x = 2\,\frac{c + 1/2}{S_W} - 1,
+
+    with :math:`S_H = H, S_W = W` (``"separate"``, DINOv3's default),
+    :math:`S_H = S_W = \max(H, W)` (``"max"``) or :math:`\min(H, W)`
+    (``"min"``) ([Simeoni2025]_; facebookresearch/dinov3,
+    ``dinov3/layers/rope_position_encoding.py``,
+    ``RopePositionEmbedding.forward``). With ``"separate"`` every image,
+    whatever its size, spans the same square (-1, 1)^2: a larger grid
+    samples it more finely, which is interpolation built in. With
+    ``"max"`` the longer side spans (-1, 1) and the shorter less; with
+    ``"min"`` the longer side goes beyond.
+
+    Parameters
+    ----------
+    height, width : int
+        The grid, >= 1 each.
+    normalize : {"separate", "max", "min"}, optional
+
+    Returns
+    -------
+    coords : ndarray of float64, shape (height * width, 2)
+        (row, column) = (y, x) of each patch, row-major.
+
+    Examples
+    --------
+    >>> normalized_patch_coordinates(2, 4)[:4]
+    array([[-0.5 , -0.75],
+           [-0.5 , -0.25],
+           [-0.5 ,  0.25],
+           [-0.5 ,  0.75]])
+    >>> normalized_patch_coordinates(2, 4, normalize="max")[0]
+    array([-0.75, -0.75])
+    """
+    _check_choice("normalize", normalize, _NORMALIZE_COORDS)
+    height = _check_int("height", height, 1)
+    width = _check_int("width", width, 1)
+    _check_size(height, width, 2)
+    if normalize == "separate":
+        sh, sw = height, width
+    elif normalize == "max":
+        sh = sw = max(height, width)
+    else:
+        sh = sw = min(height, width)
+    r, c = np.divmod(np.arange(height * width, dtype=np.float64), width)
+    return np.stack([2.0 * (r + 0.5) / sh - 1.0, 2.0 * (c + 0.5) / sw - 1.0],
+                    axis=1)
+
+
+def _pair(name, value, what, positive):
+    arr = _float_array(name, value, what)
+    if arr.shape != (2,) or (positive and np.any(arr <= 0)):
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return arr
+
+
+def augment_coordinates(coords, *, shift=(0.0, 0.0), jitter=(1.0, 1.0),
+                        rescale=1.0):
+    r"""DINOv3's coordinate augmentations, with given values.
+
+    Each coordinate (row :math:`y`, column :math:`x`) is shifted, then
+    stretched per axis, then scaled:
+
+    .. math::
+
+        y' = \eta\,J_y\,(y + \Delta_y), \qquad
+        x' = \eta\,J_x\,(x + \Delta_x)
+
+    with :math:`\Delta` = ``shift``, :math:`J` = ``jitter`` and
+    :math:`\eta` = ``rescale``, in this order (facebookresearch/dinov3,
+    ``dinov3/layers/rope_position_encoding.py``,
+    ``RopePositionEmbedding.forward``, training only; [Simeoni2025]_).
+    :func:`sample_coordinate_augmentation` draws the values as DINOv3
+    does.
+
+    Parameters
+    ----------
+    coords : array_like, shape (n, 2)
+        (row, column) of each token, e.g. from
+        :func:`normalized_patch_coordinates`.
+    shift : array_like of 2 finite reals, optional
+        :math:`(\Delta_y, \Delta_x)`, added.
+    jitter : array_like of 2 finite reals > 0, optional
+        :math:`(J_y, J_x)`, one factor per axis.
+    rescale : float, optional
+        :math:`\eta > 0`, one factor for both axes.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, 2)
+
+    Examples
+    --------
+    >>> augment_coordinates([[0.5, -0.5]], shift=(0.5, 0.0),
+    ...                     jitter=(2.0, 1.0), rescale=0.5)
+    array([[ 1.  , -0.25]])
+    """
+    c = _check_coords(coords)
+    d = _pair("shift", shift, "a pair of finite reals (row, column)", False)
+    j = _pair("jitter", jitter,
+              "a pair of finite reals > 0 (row, column)", True)
+    s = _check_real("rescale", rescale, low=0.0, what="a finite number > 0")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = s * (j * (c + d))
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            "coords, shift, jitter or rescale is too large: the result "
+            "overflows float64")
+    return out
+
+
+def sample_coordinate_augmentation(rng, *, shift=None, jitter=None,
+                                   rescale=None):
+    r"""Draw DINOv3's coordinate augmentation for one image.
+
+    As DINOv3 draws them, in this order (facebookresearch/dinov3,
+    ``dinov3/layers/rope_position_encoding.py``,
+    ``RopePositionEmbedding.forward``; [Simeoni2025]_):
+
+    .. math::
+
+        \Delta \sim U[-\Delta_{\max}, \Delta_{\max}]^2, \qquad
+        \ln J \sim U[-\ln J_{\max}, \ln J_{\max}]^2, \qquad
+        \ln \eta \sim U[-\ln \eta_{\max}, \ln \eta_{\max}],
+
+    with :math:`\Delta_{\max}` = ``shift``, :math:`J_{\max}` = ``jitter``
+    and :math:`\eta_{\max}` = ``rescale`` (``shift_coords``,
+    ``jitter_coords``, ``rescale_coords`` there): a uniform shift per axis,
+    a log-uniform stretch per axis in :math:`[1/J_{\max}, J_{\max}]` and
+    one log-uniform scale in :math:`[1/\eta_{\max}, \eta_{\max}]`. An
+    augmentation given as None is off (its identity value is returned;
+    DINOv3's default for all three; its ViT-7B recipe sets
+    ``rescale_coords: 2`` only). Pass the
+    result to :func:`augment_coordinates`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or int
+        Source of the draws (an int seeds ``np.random.default_rng``).
+        DINOv3 draws with torch: the same distributions, not the same
+        numbers.
+    shift : float >= 0 or None, optional
+    jitter : float >= 1 or None, optional
+    rescale : float >= 1 or None, optional
+        (timm's ``_coord_aug_config`` requires these ranges; DINOv3 only
+        takes the logarithm.)
+
+    Returns
+    -------
+    shift : ndarray of float64, shape (2,)
+        :math:`(\Delta_y, \Delta_x)`.
+    jitter : ndarray of float64, shape (2,)
+        :math:`(J_y, J_x)`.
+    rescale : float
+        :math:`\eta`.
+
+    Examples
+    --------
+    >>> shift, jitter, eta = sample_coordinate_augmentation(0, rescale=2.0)
+    >>> shift, jitter, 0.5 <= eta <= 2.0
+    (array([0., 0.]), array([1., 1.]), True)
+    """
+    if rng is None:
+        raise ValueError(
+            "rng must be a numpy Generator or a non-negative int seed (the "
+            "book seeds every draw), got None")
+    gen = _generator(rng)
+    sigma = None if shift is None else _check_real(
+        "shift", shift, low=0.0, low_open=False, what="a finite number >= 0")
+    lam = None if jitter is None else _check_real(
+        "jitter", jitter, low=1.0, low_open=False, what="a finite number >= 1")
+    big = None if rescale is None else _check_real(
+        "rescale", rescale, low=1.0, low_open=False,
+        what="a finite number >= 1")
+    d = np.zeros(2) if sigma is None else gen.uniform(-sigma, sigma, size=2)
+    if lam is None:
+        J = np.ones(2)
+    else:
+        J = np.exp(gen.uniform(-np.log(lam), np.log(lam), size=2))
+    eta = 1.0 if big is None else float(
+        np.exp(gen.uniform(-np.log(big), np.log(big))))
+    return d, J, eta
+
+
+def dinov3_rope_angles(coords, head_dim, *, base=100.0):
+    r"""DINOv3's RoPE angles: axial, row first, frequencies as periods.
+
+    With the periods :math:`\tau_j = b^{4j/d}` (:math:`b` = ``base``,
+    :math:`d` = ``head_dim``) and a token at (row :math:`y`, column
+    :math:`x`), usually from :func:`normalized_patch_coordinates`:
+
+    .. math::
+
+        \phi_j = \frac{2\pi\,y}{\tau_j}, \qquad
+        \phi_{d/4 + j} = \frac{2\pi\,x}{\tau_j}, \qquad j = 0, \dots, d/4 - 1,
+
+    applied to halves, pair :math:`(i, i + d/2)` (``layout="half"`` of
+    :func:`apply_rope_angles`) ([Simeoni2025]_; facebookresearch/dinov3,
+    ``dinov3/layers/rope_position_encoding.py``, ``RopePositionEmbedding``:
+    ``periods = base ** (2 * arange(D // 4) / (D // 2))``,
+    ``angles = 2 * pi * coords[:, :, None] / periods``, flattened (row,
+    then column) and tiled twice; ``rope_apply`` in
+    ``dinov3/layers/attention.py`` rotates halves).
+
+    Compared with :func:`rope_axial_angles` (rope-vit) at the same base:
+    the same geometric spectrum, but the **row** takes the first quarter
+    of the frequencies' slots, the angles carry a factor :math:`2\pi`
+    (coordinates in (-1, 1) turn the fastest pair by at most one full turn
+    across the image), and the pairs are halves, not neighbours. DINOv3
+    also offers ``min_period``/``max_period`` instead of ``base`` (periods
+    geometric from one to the other); its released models use base 100.
+
+    Parameters
+    ----------
+    coords : array_like, shape (n, 2)
+        (row, column) of each token.
+    head_dim : int
+        ``d``, a positive multiple of 4.
+    base : float, optional
+        A finite number > 1.
+
+    Returns
+    -------
+    angles : ndarray of float64, shape (n, head_dim // 2)
+
+    Examples
+    --------
+    >>> dinov3_rope_angles([[0.5, -0.25]], 8) / np.pi  # 2 y / tau_j, ...
+    array([[ 1.  ,  0.1 , -0.5 , -0.05]])
+    """
+    c = _check_coords(coords)
+    head_dim = _check_d4("head_dim", head_dim)
+    base = _check_base(base)
+    _check_size(c.shape[0], head_dim // 2)
+    omega = 2.0 * np.pi * _axial_frequencies(head_dim, base)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = np.concatenate(
+            [c[:, 0:1] * omega, c[:, 1:2] * omega], axis=1)
+    return _finite_angles(angles, "coords times frequencies")

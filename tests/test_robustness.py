@@ -338,6 +338,126 @@ def ref_nope_attention_temperature(positions, floor_scale=8192.0,
         1.0 + math.floor((p + 1.0) / _f(floor_scale)))
         for p in _ref_positions(positions)])
 
+
+# ---- chapter 9: 2-D positions, one token and one pair at a time
+
+
+def ref_apply_rope_angles(x, angles, layout="interleaved"):
+    x = np.asarray(x, dtype=np.float64)
+    a = np.asarray(angles, dtype=np.float64)
+    lead = np.broadcast_shapes(x.shape[:-2], a.shape[:-2])
+    n, d = x.shape[-2:]
+    m = int(np.prod(lead, dtype=int))
+    xb = np.broadcast_to(x, (*lead, n, d)).reshape(m, n, d)
+    ab = np.broadcast_to(a, (*lead, n, d // 2)).reshape(m, n, d // 2)
+    out = np.zeros(xb.shape)
+    for b in range(xb.shape[0]):
+        for t in range(n):
+            for i in range(d // 2):
+                p, q = (2 * i, 2 * i + 1) if layout == "interleaved" else (
+                    i, i + d // 2)
+                c, s = math.cos(ab[b, t, i]), math.sin(ab[b, t, i])
+                out[b, t, p] = xb[b, t, p] * c - xb[b, t, q] * s
+                out[b, t, q] = xb[b, t, q] * c + xb[b, t, p] * s
+    return out.reshape(*lead, n, d)
+
+
+def ref_sincos_2d_encoding(height, width, d, base=10000.0, layout="mae"):
+    h, w, d, q = int(height), int(width), int(d), int(d) // 4
+    P = np.zeros((h * w, d))
+    for r in range(h):
+        for c in range(w):
+            for j in range(q):
+                om = _f(base) ** (-j / q)
+                vals = {"sx": math.sin(c * om), "cx": math.cos(c * om),
+                        "sy": math.sin(r * om), "cy": math.cos(r * om)}
+                order = (["sx", "cx", "sy", "cy"] if layout == "mae"
+                         else ["sy", "sx", "cy", "cx"])
+                for k, name in enumerate(order):
+                    P[r * w + c, k * q + j] = vals[name]
+    return P
+
+
+def _ref_axial(coords, head_dim, base, two_pi, row_first):
+    c = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+    d, q = int(head_dim), int(head_dim) // 4
+    out = np.zeros((c.shape[0], d // 2))
+    for t, (y, x) in enumerate(c.tolist()):
+        first, second = (y, x) if row_first else (x, y)
+        for j in range(q):
+            om = _f(base) ** (-4.0 * j / d) * (2 * math.pi if two_pi else 1)
+            out[t, j], out[t, q + j] = first * om, second * om
+    return out
+
+
+def ref_rope_axial_angles(coords, head_dim, base=100.0):
+    return _ref_axial(coords, head_dim, base, False, False)
+
+
+def ref_dinov3_rope_angles(coords, head_dim, base=100.0):
+    return _ref_axial(coords, head_dim, base, True, True)
+
+
+def ref_rope_mixed_frequencies(head_dim, n_heads, base=10.0, rng=None):
+    d, q = int(head_dim), int(head_dim) // 4
+    gen = rng if isinstance(rng, np.random.Generator) else \
+        np.random.default_rng(int(rng))
+    out = np.zeros((int(n_heads), d // 2, 2))
+    for h in range(int(n_heads)):
+        th = gen.uniform(0.0, 2 * math.pi)
+        for j in range(q):
+            mu = _f(base) ** (-4.0 * j / d)
+            out[h, j] = [mu * math.cos(th), mu * math.sin(th)]
+            out[h, q + j] = [mu * math.cos(th + math.pi / 2),
+                             mu * math.sin(th + math.pi / 2)]
+    return out
+
+
+def ref_rope_mixed_angles(coords, freqs):
+    c = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+    f = np.asarray(freqs, dtype=np.float64)
+    out = np.zeros((f.shape[0], c.shape[0], f.shape[1]))
+    for h in range(f.shape[0]):
+        for t, (y, x) in enumerate(c.tolist()):
+            for i in range(f.shape[1]):
+                out[h, t, i] = f[h, i, 0] * x + f[h, i, 1] * y
+    return out
+
+
+def ref_normalized_patch_coordinates(height, width, normalize="separate"):
+    h, w = int(height), int(width)
+    sh, sw = {"separate": (h, w), "max": (max(h, w),) * 2,
+              "min": (min(h, w),) * 2}[normalize]
+    return np.array([[2 * (r + 0.5) / sh - 1, 2 * (c + 0.5) / sw - 1]
+                     for r in range(h) for c in range(w)]).reshape(-1, 2)
+
+
+def ref_augment_coordinates(coords, shift=(0.0, 0.0), jitter=(1.0, 1.0),
+                            rescale=1.0):
+    c = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+    sh = [float(v) for v in np.asarray(shift).tolist()]
+    jt = [float(v) for v in np.asarray(jitter).tolist()]
+    return np.array([[_f(rescale) * jt[k] * (row[k] + sh[k])
+                      for k in range(2)] for row in c.tolist()]).reshape(-1, 2)
+
+
+def ref_sample_coordinate_augmentation(rng, shift=None, jitter=None,
+                                       rescale=None):
+    gen = rng if isinstance(rng, np.random.Generator) else \
+        np.random.default_rng(int(rng))
+    # one scalar draw at a time, in DINOv3's order: shift, jitter, rescale
+    d = (np.zeros(2) if shift is None
+         else np.array([gen.uniform(-_f(shift), _f(shift)) for _ in "yx"]))
+    J = (np.ones(2) if jitter is None
+         else np.array([math.exp(gen.uniform(-math.log(_f(jitter)),
+                                             math.log(_f(jitter))))
+                        for _ in "yx"]))
+    s = 1.0 if rescale is None else math.exp(gen.uniform(
+        -math.log(_f(rescale)), math.log(_f(rescale))))
+    return d, J, s
+
+
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -562,6 +682,82 @@ def nope_kw(draw):
     return {"positions": pos, "floor_scale": draw(reals(0.5, 1e5)),
             "attn_scale": draw(reals(0.0, 10.0))}
 
+
+# ---- chapter 9
+
+
+def coords_strategy(n_max=5, bound=1e3):
+    return st.integers(0, n_max).flatmap(lambda n: st.lists(
+        st.floats(-bound, bound, allow_nan=False), min_size=2 * n,
+        max_size=2 * n).map(lambda v: np.asarray(v).reshape(-1, 2)).flatmap(
+            lambda a: st.sampled_from([a, a.astype(np.float32)]
+                                      + ([a.tolist()] if a.size else []))))
+
+
+def fours(lo, hi):
+    return ints(lo // 4, hi // 4).map(lambda q: type(q)(4 * q))
+
+
+@st.composite
+def rope_angles_kw(draw):
+    d = int(draw(evens(2, 10)))
+    n = draw(st.integers(0, 4))
+    lead = tuple(draw(st.lists(st.integers(1, 2), max_size=2)))
+    x = draw(matrix(int(np.prod(lead, dtype=int)) * n, d, 10.0)).reshape(
+        *lead, n, d)
+    alead = lead[len(lead) - draw(st.integers(0, len(lead))):]
+    a = draw(matrix(int(np.prod(alead, dtype=int)) * n, d // 2, 1e3)).reshape(
+        *alead, n, d // 2)
+    return {"x": draw(st.sampled_from([x, x.astype(np.float32)])),
+            "angles": a,
+            "layout": draw(st.sampled_from(["interleaved", "half"]))}
+
+
+@st.composite
+def sincos_2d_kw(draw):
+    return {"height": draw(ints(1, 5)), "width": draw(ints(1, 5)),
+            "d": draw(fours(4, 24)), "base": draw(bases),
+            "layout": draw(st.sampled_from(["mae", "timm"]))}
+
+
+@st.composite
+def axial_kw(draw):
+    return {"coords": draw(coords_strategy()), "head_dim": draw(fours(4, 24)),
+            "base": draw(bases)}
+
+
+@st.composite
+def mixed_freqs_kw(draw):
+    return {"head_dim": draw(fours(4, 24)), "n_heads": draw(ints(1, 4)),
+            "base": draw(bases), "rng": draw(ints(0, 2**31))}
+
+
+@st.composite
+def mixed_angles_kw(draw):
+    h, p = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    f = draw(matrix(h * p, 2, 10.0)).reshape(h, p, 2)
+    return {"coords": draw(coords_strategy()), "freqs": f}
+
+
+@st.composite
+def augment_kw(draw):
+    pos = st.floats(1e-3, 1e3)
+    return {"coords": draw(coords_strategy()),
+            "shift": draw(st.tuples(st.floats(-10, 10), st.floats(-10, 10))),
+            "jitter": draw(st.tuples(pos, pos).flatmap(
+                lambda t: as_array_like(list(t), ("list", "f64")))),
+            "rescale": draw(reals(1e-3, 1e3).filter(lambda v: v > 0))}
+
+
+@st.composite
+def sample_aug_kw(draw):
+    return {"rng": draw(ints(0, 2**31)),
+            "shift": draw(st.one_of(st.none(), reals(0, 10))),
+            "jitter": draw(st.one_of(st.none(), reals(1, 100))),
+            "rescale": draw(st.one_of(st.none(), reals(1, 100)))}
+
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -587,6 +783,18 @@ VALID = {
         {"head_dim": evens(2, 512)}),
     "round_significand": round_kw(),
     "shaw_attention": attention_kw(shaw=True),
+    # chapter 9
+    "apply_rope_angles": rope_angles_kw(),
+    "sincos_2d_encoding": sincos_2d_kw(),
+    "rope_axial_angles": axial_kw(),
+    "rope_mixed_frequencies": mixed_freqs_kw(),
+    "rope_mixed_angles": mixed_angles_kw(),
+    "normalized_patch_coordinates": st.fixed_dictionaries(
+        {"height": ints(1, 6), "width": ints(1, 6),
+         "normalize": st.sampled_from(["separate", "max", "min"])}),
+    "augment_coordinates": augment_kw(),
+    "sample_coordinate_augmentation": sample_aug_kw(),
+    "dinov3_rope_angles": axial_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -677,6 +885,11 @@ BAD_SCALING = [
 ]
 
 
+BAD_COORDS = [None, "abc", 1.0, NAN, [1.0, 2.0], [[1.0, 2.0, 3.0]],
+              [[NAN, 0.0]], [[INF, 1.0]], [[True, False]], [["a", "b"]],
+              [[1j, 0]], [[1], [1, 2]], {}, object(), np.zeros((2, 2, 2))]
+
+
 BAD_FREQUENCIES = ["x", 1.0, [-1.0] * 2, [NAN] * 2, [INF] * 2,
                    [[1.0, 1.0]], [1.0] * 3, [1.0], [True, False], [1j, 1j],
                    {}]
@@ -745,6 +958,43 @@ BAD = {
         "table_k": BAD_ARRAY + [np.zeros((2, 2)), np.zeros((3, 5))],
         "table_v": BAD_ARRAY[1:] + [np.zeros((5, 1)), np.zeros((2, 2))],
         "causal": BAD_BOOL},
+    # chapter 9
+    "apply_rope_angles": {
+        "x": [*BAD_ARRAY, [1.0, 2.0], np.zeros((2, 3)), np.zeros((2, 0)),
+              np.zeros((5, 4))],
+        "angles": [*BAD_ARRAY[:-1], np.zeros((3, 3)), np.zeros((2, 2)),
+                   np.zeros(2), np.zeros((4, 2, 2))],
+        "layout": [*BAD_LAYOUT, "concat"]},
+    "sincos_2d_encoding": {"height": [*BAD_COUNT, 0], "width": [*BAD_COUNT, 0],
+                           "d": [*BAD_EVEN, 2, 6], "base": BAD_BASE,
+                           "layout": [*BAD_LAYOUT, "interleaved", "MAE"]},
+    "rope_axial_angles": {"coords": BAD_COORDS, "head_dim": [*BAD_EVEN, 2, 6],
+                          "base": BAD_BASE},
+    "rope_mixed_frequencies": {"head_dim": [*BAD_EVEN, 2, 6],
+                               "n_heads": [*BAD_COUNT, 0],
+                               "base": BAD_BASE,
+                               "rng": [-1, 2.5, "0", NAN, [0], {}, True]},
+    "rope_mixed_angles": {"coords": BAD_COORDS,
+                          "freqs": [*BAD_ARRAY, np.zeros((2, 2)),
+                                    np.zeros((1, 2, 3)), np.zeros((0, 2, 2)),
+                                    np.zeros((1, 0, 2)), [[[NAN, 0.0]]]]},
+    "normalized_patch_coordinates": {
+        "height": [*BAD_COUNT, 0], "width": [*BAD_COUNT, 0],
+        "normalize": [*BAD_LAYOUT, "mean", "Separate"]},
+    "augment_coordinates": {
+        "coords": BAD_COORDS,
+        "shift": [None, "ab", 1.0, [1.0], [1.0, 2.0, 3.0], [NAN, 0.0],
+                  [INF, 0.0], [True, False], {}, [[0.0, 0.0]]],
+        "jitter": [None, "ab", 1.0, [1.0], [0.0, 1.0], [-1.0, 1.0],
+                   [NAN, 1.0], [1.0, INF], {}],
+        "rescale": [*BAD_REAL, 0.0, -1.0]},
+    "sample_coordinate_augmentation": {
+        "rng": [None, -1, 2.5, "0", NAN, [0], {}, True],
+        "shift": [*BAD_REAL[1:], -0.1],
+        "jitter": [*BAD_REAL[1:], 0.5, 0, -2],
+        "rescale": [*BAD_REAL[1:], 0.99, 0, -2]},
+    "dinov3_rope_angles": {"coords": BAD_COORDS,
+                           "head_dim": [*BAD_EVEN, 2, 6], "base": BAD_BASE},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -776,6 +1026,20 @@ BASE_CALL = {
                        "w_k": np.eye(2), "w_v": np.eye(2),
                        "table_k": np.ones((3, 2)),
                        "table_v": np.ones((3, 2))},
+    # chapter 9
+    "apply_rope_angles": {"x": np.ones((3, 4)), "angles": np.ones((3, 2))},
+    "sincos_2d_encoding": {"height": 2, "width": 3, "d": 8},
+    "rope_axial_angles": {"coords": [[0.0, 1.0], [2.0, 3.5]], "head_dim": 8},
+    "rope_mixed_frequencies": {"head_dim": 8, "n_heads": 2, "rng": 0},
+    "rope_mixed_angles": {"coords": [[0.0, 1.0], [2.0, 3.5]],
+                          "freqs": np.ones((2, 4, 2))},
+    "normalized_patch_coordinates": {"height": 2, "width": 3},
+    "augment_coordinates": {"coords": [[0.0, 1.0], [2.0, 3.5]],
+                            "shift": [0.1, 0.2], "jitter": [1.5, 0.5],
+                            "rescale": 2.0},
+    "sample_coordinate_augmentation": {"rng": 0, "shift": 0.1, "jitter": 2.0,
+                                       "rescale": 2.0},
+    "dinov3_rope_angles": {"coords": [[0.0, 1.0], [2.0, 3.5]], "head_dim": 8},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -917,6 +1181,14 @@ OVERFLOW = [
     ("t5_relative_position_bucket", {"relative_position": [5, 10**6],
                                      "max_distance": 10**400},
      "max_distance"),
+    # chapter 9
+    ("apply_rope_angles", {"x": [[1.7e308, -1.7e308]], "angles": [[0.7]]},
+     "x"),
+    ("dinov3_rope_angles", {"coords": [[0.0, 1e308]], "head_dim": 4}, "coords"),
+    ("rope_mixed_angles", {"coords": [[1e200, 1e200]],
+                           "freqs": [[[1e200, 1e200]]]}, "coords"),
+    ("augment_coordinates", {"coords": [[1e308, 0.0]], "jitter": [10.0, 1.0]},
+     "coords"),
 ]
 
 
@@ -968,11 +1240,26 @@ HUGE = [
                         "w_v": W, "table_k": np.ones((3, 1))}),
     ("shaw_attention", {"x": _view((2**12, 1)), "w_q": W, "w_k": W,
                         "w_v": W, "table_k": _view((2**16 + 1, 1))}),
+    # chapter 9
+    ("apply_rope_angles", {"x": _view((2**14, 2**14)),
+                           "angles": _view((2**14, 2**13))}),
+    ("apply_rope_angles", {"x": _view((2**10, 1, 2**8, 2)),
+                           "angles": _view((2**10, 2**8, 1))}),
+    ("sincos_2d_encoding", {"height": 2**12, "width": 2**12, "d": 16}),
+    ("sincos_2d_encoding", {"height": 10**10, "width": 10**10, "d": 4}),
+    ("rope_axial_angles", {"coords": _view((2**20, 2)), "head_dim": 2**10}),
+    ("rope_mixed_frequencies", {"head_dim": 2**20, "n_heads": 2**10,
+                                "rng": 0}),
+    ("rope_mixed_angles", {"coords": _view((2**16, 2)),
+                           "freqs": _view((2**6, 2**8, 2))}),
+    ("normalized_patch_coordinates", {"height": 2**14, "width": 2**14}),
+    ("augment_coordinates", {"coords": _view((2**27, 2))}),
+    ("dinov3_rope_angles", {"coords": _view((2**20, 2)), "head_dim": 2**10}),
 ]
 
 
 def test_every_function_with_a_size_is_checked_for_huge_sizes():
-    no_size = {"yarn_attention_scale"}
+    no_size = {"yarn_attention_scale", "sample_coordinate_augmentation"}
     assert {name for name, _ in HUGE} | no_size == set(pc.__all__)
 
 
