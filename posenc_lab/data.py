@@ -12,6 +12,10 @@ Two tasks, both the same on every machine and neither downloaded:
 * **Copying**, one of the synthetic tasks of Kazemnejad et al. (2023):
   ``x_1 ... x_k SEP x_1 ... x_k``, trained on ``k <= K`` and tested on
   longer ``k``; :func:`copy_batch`.
+* **Passkey retrieval** (chapter 10), the task of Mohtashami and Jaggi
+  (2023) that Chen et al. (2023) use to test extended contexts: a key of
+  digits hidden at a random depth in repetitive filler, asked for at the
+  end; :func:`passkey_batch`.
 """
 
 import hashlib
@@ -29,6 +33,13 @@ __all__ = [
     "lm_windows",
     "COPY_SYMBOLS",
     "copy_batch",
+    "PASSKEY_DIGITS",
+    "PASSKEY_FILLER",
+    "PASSKEY_KEY",
+    "PASSKEY_QUERY",
+    "PASSKEY_VOCAB",
+    "passkey_batch",
+    "passkey_depths",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -154,3 +165,83 @@ def copy_batch(batch_size, k_min, k_max, rng):
         mask[row, kr: 2 * kr] = True
     s = torch.from_numpy(seq)
     return s[:, :-1], s[:, 1:], torch.from_numpy(mask)
+
+
+#: Passkey task: tokens ``0..9`` are the key's digits, the next
+#: ``PASSKEY_FILLER`` tokens the filler (repeated in this order, as the
+#: filler sentences of Mohtashami and Jaggi repeat), then the marker that
+#: announces the key and the one that asks for it.
+PASSKEY_DIGITS = 10
+PASSKEY_FILLER = 8
+PASSKEY_KEY = PASSKEY_DIGITS + PASSKEY_FILLER
+PASSKEY_QUERY = PASSKEY_KEY + 1
+PASSKEY_VOCAB = PASSKEY_QUERY + 1
+
+
+def passkey_batch(batch_size, n, rng, *, digits=5):
+    """A batch of passkey retrieval, ``n`` tokens per example.
+
+    Each example is the token version of the prompt of Mohtashami and
+    Jaggi (2023, their ``generate_prompt`` in epfml/landmark-attention,
+    ``llama/run_test.py``), which Chen et al. (2023, section 3.2) use too::
+
+        filler(a)  KEY d_1 ... d_D  filler(b)  QUERY d_1 ... d_D
+
+    ``filler(a)`` is ``a`` tokens of the filler cycle (``PASSKEY_DIGITS``,
+    ``PASSKEY_DIGITS + 1``, ... ``PASSKEY_KEY - 1``, again and again; each
+    example's cycle starts at a random phase), the key is ``D = digits``
+    digits drawn uniformly (leading zeros allowed), and ``a`` is drawn
+    uniformly from ``0..a + b`` with ``a + b = n + 1 - 2 (D + 1)``, as the
+    original draws the length of the filler before the key. The model
+    reads the first ``n`` tokens and is scored on the last ``D``: the
+    key's digits after ``QUERY``.
+
+    Returns ``(x, y, mask)``, int64, int64 and bool tensors of shape
+    ``(batch_size, n)``: inputs, next tokens, and ``mask`` True exactly at
+    the ``D`` places where ``y`` is a digit of the asked key (the only
+    places trained and scored). As in :func:`copy_batch`, the key is
+    retrieved exactly (greedy decoding gives it) when the argmax is right
+    at all ``D`` places. :func:`passkey_depths` says where each key was.
+    """
+    for name, value in (("batch_size", batch_size), ("digits", digits)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    shortest = 2 * (digits + 1) - 1
+    if isinstance(n, bool) or not isinstance(n, int) or n < shortest:
+        raise ValueError(
+            f"n must be an integer >= 2 (digits + 1) - 1 = {shortest} (the "
+            f"key, asked for, with its two markers), got {n!r}")
+    filler = n + 1 - 2 * (digits + 1)
+    seq = np.empty((batch_size, n + 1), dtype=np.int64)
+    phase = rng.integers(0, PASSKEY_FILLER, size=batch_size)
+    before = rng.integers(0, filler + 1, size=batch_size)
+    keys = rng.integers(0, PASSKEY_DIGITS, size=(batch_size, digits))
+    cycle = np.arange(n + 1)
+    for row in range(batch_size):
+        a = before[row]
+        fill = PASSKEY_DIGITS + (phase[row] + cycle[:filler]) % PASSKEY_FILLER
+        seq[row, :a] = fill[:a]
+        seq[row, a] = PASSKEY_KEY
+        seq[row, a + 1: a + 1 + digits] = keys[row]
+        seq[row, a + 1 + digits: n - digits] = fill[a:]
+        seq[row, n - digits] = PASSKEY_QUERY
+        seq[row, n + 1 - digits:] = keys[row]
+    mask = np.zeros((batch_size, n), dtype=bool)
+    mask[:, n - digits:] = True
+    s = torch.from_numpy(seq)
+    return s[:, :-1], s[:, 1:], torch.from_numpy(mask)
+
+
+def passkey_depths(x, *, digits=5):
+    """Where each example's key sits: the filler before it over all filler.
+
+    ``x`` is the input of :func:`passkey_batch` (made with the same
+    ``digits``); returns float64 depths in ``[0, 1]``, 0 for a key at the
+    very start and 1 for a key right before the question (Kamradt's
+    "needle in a haystack" depth).
+    """
+    x = torch.as_tensor(x)
+    n = x.shape[1]
+    filler = n + 1 - 2 * (digits + 1)
+    before = (x == PASSKEY_KEY).int().argmax(1).double()
+    return (before / filler).numpy() if filler else np.zeros(len(x))

@@ -21,6 +21,16 @@ For every method and seed:
 3. **Copying** (``task "copy"``, Kazemnejad et al. 2023): train on
    ``k <= copy_k`` symbols, report exact-match and per-symbol accuracy at
    ``k = copy_k * j`` for ``j`` in ``copy_multiples``.
+
+Chapter 10 adds (``posenc_lab.layers`` runs them; the defaults leave the
+runs above exactly as they were): position per layer for ``rope``
+(``rope_fraction``, ``rope_convention``, ``nope_layers``,
+``nope_temperature``), ``stretch=False`` to skip step 2, and
+
+4. **Passkey retrieval** (``task "passkey"``, Mohtashami and Jaggi 2023):
+   train on ``data.passkey_batch`` examples of ``L`` tokens, report the
+   exact retrieval of the key and per-digit accuracy at ``L * j`` for ``j``
+   in ``passkey_multiples``, overall and by the key's depth.
 """
 
 import contextlib
@@ -43,14 +53,17 @@ import torch.nn.functional as F
 import posenc_core as pc
 
 from . import data
-from .model import BEYOND, LAYOUTS, METHODS, TinyTransformer
+from .model import BEYOND, CONVENTIONS, LAYOUTS, METHODS, TinyTransformer
 
-__all__ = ["Config", "PRESETS", "SCHEMA", "config_from", "config_from_json",
-           "evaluate_copy", "evaluate_lm", "load_corpus", "run_experiment",
-           "run_one", "summarize", "write_json"]
+__all__ = ["Config", "PRESETS", "SCHEMA", "TASKS", "config_from",
+           "config_from_json", "evaluate_copy", "evaluate_lm",
+           "evaluate_passkey", "load_corpus", "run_experiment", "run_one",
+           "summarize", "write_json"]
 
 SCHEMA = "posenc_lab.results/1"
 STRETCHES = ("pi", "ntk", "yarn")
+TASKS = ("lm", "copy", "passkey")
+DEPTH_BINS = 5  # the passkey's depth, in bins of 0.2
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,19 @@ class Config:
     copy_steps: int = 800
     copy_multiples: tuple = (1, 2, 3, 4)
     copy_eval_examples: int = 256
+    # position per layer (chapter 10); the defaults rotate every pair of
+    # every layer, as chapter 8 does
+    rope_fraction: float = 1.0
+    rope_convention: str = "spread"
+    nope_layers: tuple = ()
+    nope_temperature: bool = False
+    nope_floor_scale: int | None = None  # None: the training length L
+    stretch: bool = True  # rope: PI, NTK-aware, YaRN and the fine-tunes
+    # passkey retrieval (chapter 10)
+    passkey_steps: int = 800
+    passkey_digits: int = 5
+    passkey_multiples: tuple = (1, 2, 4, 8, 16)
+    passkey_eval_examples: int = 128
     # machine
     device: str = "cpu"
     threads: int = 1
@@ -98,14 +124,16 @@ class Config:
             raise ValueError(
                 f"methods must be a non-empty selection of {METHODS}, got "
                 f"unknown {unknown}" if unknown else "methods is empty")
-        bad_tasks = [t for t in self.tasks if t not in ("lm", "copy")]
+        bad_tasks = [t for t in self.tasks if t not in TASKS]
         if bad_tasks or not self.tasks:
             raise ValueError(
-                f"tasks must be a non-empty selection of ('lm', 'copy'), "
+                f"tasks must be a non-empty selection of {TASKS}, "
                 f"got {list(self.tasks)}")
         for name in ("d_model", "n_layers", "n_heads", "L", "batch_size",
                      "steps", "copy_k", "copy_steps", "copy_eval_examples",
-                     "threads", "log_every", "finetune_factor"):
+                     "threads", "log_every", "finetune_factor",
+                     "passkey_steps", "passkey_digits",
+                     "passkey_eval_examples"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) \
                     or value < 1:
@@ -116,7 +144,8 @@ class Config:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be distinct integers, got {self.seeds}")
-        for name in ("eval_multiples", "copy_multiples"):
+        for name in ("eval_multiples", "copy_multiples",
+                     "passkey_multiples"):
             value = getattr(self, name)
             if not value or any(not isinstance(j, int) or j < 1 for j in value):
                 raise ValueError(
@@ -133,7 +162,9 @@ class Config:
             raise ValueError(
                 f"rope_layout must be one of {LAYOUTS}, got {self.rope_layout!r}")
         longest = max(max(self.eval_multiples) * self.L,
-                      self.finetune_factor * self.L)
+                      self.finetune_factor * self.L,
+                      max(self.passkey_multiples) * self.L
+                      if "passkey" in self.tasks else 0)
         if "learned" in self.methods and self.learned_beyond not in BEYOND:
             raise ValueError(
                 f"learned_beyond must be one of {BEYOND} to say what the "
@@ -145,16 +176,53 @@ class Config:
                 f"learned_beyond='error' refuses the lengths past the table "
                 f"({self.L} rows) that the evaluation needs (up to "
                 f"{longest}); use 'clamp' or evaluate at L only")
+        if self.rope_convention not in CONVENTIONS:
+            raise ValueError(f"rope_convention must be one of {CONVENTIONS}, "
+                             f"got {self.rope_convention!r}")
+        if not isinstance(self.stretch, bool):
+            raise ValueError(f"stretch must be True or False, got "
+                             f"{self.stretch!r}")
+        if not isinstance(self.nope_temperature, bool):
+            raise ValueError(f"nope_temperature must be True or False, got "
+                             f"{self.nope_temperature!r}")
+        if self.nope_floor_scale is not None and (
+                isinstance(self.nope_floor_scale, bool)
+                or not isinstance(self.nope_floor_scale, int)
+                or self.nope_floor_scale < 1):
+            raise ValueError(f"nope_floor_scale must be None (the training "
+                             f"length L) or an integer >= 1, got "
+                             f"{self.nope_floor_scale!r}")
+        if "passkey" in self.tasks and self.L < 2 * self.passkey_digits + 1:
+            raise ValueError(
+                f"L must hold a passkey of passkey_digits="
+                f"{self.passkey_digits} asked for (at least "
+                f"{2 * self.passkey_digits + 1} tokens), got {self.L}")
+        partial = self.rope_fraction != 1 or self.rope_convention != "spread"
+        if ("rope" in self.methods and "lm" in self.tasks and self.stretch
+                and partial):
+            raise ValueError(
+                "stretch must be False with a partial rotation "
+                "(rope_fraction < 1 or rope_convention 'proportional'): PI, "
+                "NTK-aware and YaRN rescale a fully rotated head")
         for method in self.methods:  # the model's own checks, up front
             self.model(method, 2, self.L)
 
     def model(self, method, vocab_size, max_len):
+        per_layer = {}
+        if method == "rope":  # the other methods take the defaults
+            per_layer = dict(
+                rope_fraction=self.rope_fraction,
+                rope_convention=self.rope_convention,
+                nope_layers=self.nope_layers,
+                nope_temperature={"floor_scale": self.nope_floor_scale
+                                  or self.L} if self.nope_temperature
+                else None)
         return TinyTransformer(
             vocab_size, method, d_model=self.d_model, n_layers=self.n_layers,
             n_heads=self.n_heads, max_len=max_len,
             beyond=self.learned_beyond or "error", base=self.base,
             layout=self.rope_layout, num_buckets=self.t5_num_buckets,
-            max_distance=self.t5_max_distance or self.L)
+            max_distance=self.t5_max_distance or self.L, **per_layer)
 
 
 PRESETS = {
@@ -262,6 +330,36 @@ def evaluate_copy(model, k, examples, rng, device):
             "examples": examples}
 
 
+@torch.no_grad()
+def evaluate_passkey(model, n, examples, rng, device, digits=5,
+                     tokens_per_batch=8192):
+    """Retrieval of the passkey in ``examples`` examples of ``n`` tokens.
+
+    ``exact_match``: the fraction of keys retrieved whole (every digit's
+    argmax right, what greedy decoding would produce); ``digit_accuracy``:
+    the fraction of digits right; ``exact_by_depth`` and ``depth_counts``:
+    the exact matches and the number of examples in each fifth of the
+    depth (:func:`posenc_lab.data.passkey_depths`: 0 at the start, 1 next
+    to the question).
+    """
+    x, y, mask = data.passkey_batch(examples, n, rng, digits=digits)
+    chunk = max(1, tokens_per_batch // n)
+    pred = torch.cat([model(x[s: s + chunk].to(device)).argmax(-1).cpu()
+                      for s in range(0, len(x), chunk)])
+    exact = ((pred == y) | ~mask).all(1).numpy()
+    bins = np.minimum((data.passkey_depths(x, digits=digits)
+                       * DEPTH_BINS).astype(int), DEPTH_BINS - 1)
+    counts = np.bincount(bins, minlength=DEPTH_BINS)
+    hits = np.bincount(bins, weights=exact, minlength=DEPTH_BINS)
+    return {"exact_match": round(float(exact.mean()), 5),
+            "digit_accuracy": round(
+                ((pred == y) & mask).sum().item() / mask.sum().item(), 5),
+            "examples": examples,
+            "exact_by_depth": [round(float(h / c), 5) if c else None
+                               for h, c in zip(hits, counts, strict=True)],
+            "depth_counts": counts.tolist()}
+
+
 def _lm_batches(ids, batch_size, n, rng):
     def next_batch():
         x, y = data.lm_batch(ids, batch_size, n, rng)
@@ -278,20 +376,29 @@ def _rope_scaling(kind, factor, L):
             "original_max_position_embeddings": L}
 
 
-def run_one(cfg, task, method, seed, corpus=None, tick=lambda k: None):
+def run_one(cfg, task, method, seed, corpus=None, tick=lambda k: None, *,
+            save=None):
     """Train and evaluate one (task, method, seed); returns a JSON-able dict.
 
     Deterministic on one machine: the weights start from
     ``torch.manual_seed(seed)`` and the batches come from
     ``numpy.random.default_rng(seed)``, whatever ran before; it runs with
     ``cfg.threads`` threads and ``torch.use_deterministic_algorithms(True)``
-    and restores both after.
+    and restores both after. ``save`` (a path, optional): where to write
+    the trained model's ``state_dict`` (``torch.save``), before any
+    stretching or fine-tuning; ``cfg.model(method, vocab, L)`` rebuilds it.
     """
     with _deterministic(cfg):
-        return _run_one(cfg, task, method, seed, corpus, tick)
+        return _run_one(cfg, task, method, seed, corpus, tick, save)
 
 
-def _run_one(cfg, task, method, seed, corpus, tick):
+def _save(model, save):
+    if save is not None:
+        Path(save).parent.mkdir(parents=True, exist_ok=True)
+        torch.save(model.state_dict(), save)
+
+
+def _run_one(cfg, task, method, seed, corpus, tick, save=None):
     start = time.perf_counter()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -305,11 +412,27 @@ def _run_one(cfg, task, method, seed, corpus, tick):
             cfg.steps, cfg.lr, cfg.warmup, cfg, tick)
         lengths = [cfg.L * j for j in cfg.eval_multiples]
         longest = max(lengths)
+        _save(model, save)
         run["eval"], run["loss_by_position"] = evaluate_lm(
             model, valid_ids, lengths, cfg.device, longest)
-        if method == "rope":
+        if method == "rope" and cfg.stretch:
             run["stretch"] = _stretch_rope(model, cfg, train_ids, valid_ids,
                                            lengths, rng, tick)
+    elif task == "passkey":
+        model = cfg.model(method, data.PASSKEY_VOCAB, cfg.L).to(cfg.device)
+        run["n_params"] = sum(p.numel() for p in model.parameters())
+
+        def next_batch():
+            return data.passkey_batch(cfg.batch_size, cfg.L, rng,
+                                      digits=cfg.passkey_digits)
+
+        run["train_loss"] = _train(model, next_batch, cfg.passkey_steps,
+                                   cfg.lr, cfg.warmup, cfg, tick)
+        _save(model, save)
+        eval_rng = np.random.default_rng([seed, 2])
+        run["eval"] = {str(cfg.L * j): evaluate_passkey(
+            model, cfg.L * j, cfg.passkey_eval_examples, eval_rng,
+            cfg.device, cfg.passkey_digits) for j in cfg.passkey_multiples}
     else:
         k = cfg.copy_k
         model = cfg.model(method, data.COPY_SYMBOLS + 1, 2 * k).to(cfg.device)
@@ -320,6 +443,7 @@ def _run_one(cfg, task, method, seed, corpus, tick):
 
         run["train_loss"] = _train(model, next_batch, cfg.copy_steps, cfg.lr,
                                    cfg.warmup, cfg, tick)
+        _save(model, save)
         eval_rng = np.random.default_rng([seed, 1])
         run["eval"] = {str(k * j): evaluate_copy(
             model, k * j, cfg.copy_eval_examples, eval_rng, cfg.device)
@@ -444,8 +568,11 @@ def summarize(runs):
     "copy": {method: {k: {"exact_match": ..., "symbol_accuracy": ...}}}}``
     """
     out = {"lm": {}, "rope_stretch": {}, "copy": {}}
-    for task, metrics in (("lm", ("loss", "ppl")),
-                          ("copy", ("exact_match", "symbol_accuracy"))):
+    tasks = [("lm", ("loss", "ppl")),
+             ("copy", ("exact_match", "symbol_accuracy"))]
+    if any(run["task"] == "passkey" for run in runs):  # chapter 10 only
+        tasks.append(("passkey", ("exact_match", "digit_accuracy")))
+    for task, metrics in tasks:
         group = {}
         for run in runs:
             if run["task"] != task:
@@ -479,9 +606,11 @@ def _total_steps(cfg):
     for method in cfg.methods:
         if "lm" in cfg.tasks:
             total += cfg.steps + (2 * cfg.finetune_steps if method == "rope"
-                                  else 0)
+                                  and cfg.stretch else 0)
         if "copy" in cfg.tasks:
             total += cfg.copy_steps
+        if "passkey" in cfg.tasks:
+            total += cfg.passkey_steps
     return total * len(cfg.seeds)
 
 

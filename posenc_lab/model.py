@@ -45,6 +45,19 @@ the attention (``"none"``, ``"sinusoidal"``, ``"learned"``); with
 ``method="none"`` it is the only place where position enters, as in the
 book's eighth assignment, where students write ALiBi this way.
 
+Position per layer (chapter 10), for ``"rope"``: ``rope_fraction`` and
+``rope_convention`` rotate only part of each head, with the frequencies of
+:func:`posenc_core.partial_rope_frequencies` (0 for the pairs that do not
+turn): ``"spread"`` as GPT-NeoX's ``rotary_pct`` and transformers'
+``partial_rotary_factor``, ``"proportional"`` as p-RoPE (Barbero et al.
+2024) and Gemma 4's ``rope_type: "proportional"``; ``nope_layers`` lists
+the layers that carry no position at all (Llama 4's every fourth layer),
+and ``nope_temperature`` scales their queries by
+:func:`posenc_core.nope_attention_temperature` of each position, as
+Llama 4 does. The defaults rotate every pair of every layer, as before.
+:meth:`TinyTransformer.layer_frequencies` returns each layer's
+frequencies.
+
 Shapes: ``B`` batch, ``n`` tokens, ``H`` heads, ``d_k`` head width.
 """
 
@@ -56,28 +69,38 @@ from torch import nn
 
 import posenc_core as pc
 
-__all__ = ["METHODS", "LAYOUTS", "BEYOND", "TinyTransformer", "rope_rotations"]
+__all__ = ["METHODS", "LAYOUTS", "BEYOND", "CONVENTIONS", "TinyTransformer",
+           "rope_rotations"]
 
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 LAYOUTS = ("interleaved", "half")
 BEYOND = ("error", "clamp")
+CONVENTIONS = ("spread", "proportional")
 
 
 def rope_rotations(n, head_dim, *, base=10000.0, layout="interleaved",
-                   scaling=None):
+                   scaling=None, frequencies=None):
     r"""The RoPE rotation of every position, as matrices, from posenc_core.
 
     Row ``j`` of ``M[pos]`` is :func:`posenc_core.apply_rope` of the unit
     vector :math:`e_j` at position ``pos``; since the rotation is linear,
     ``x @ M[pos]`` equals ``apply_rope(x, [pos])`` for every row vector
     ``x``. Frequencies come from :func:`posenc_core.rope_frequencies`
-    (with ``scaling``, e.g. ``{"type": "linear", "factor": 4}``).
+    (with ``scaling``, e.g. ``{"type": "linear", "factor": 4}``), or are
+    ``frequencies`` if given (e.g. from
+    :func:`posenc_core.partial_rope_frequencies`; a pair of frequency 0 does
+    not turn).
 
     Returns
     -------
     M : ndarray of float64, shape (n, head_dim, head_dim)
     """
-    theta = pc.rope_frequencies(head_dim, base=base, scaling=scaling)
+    if frequencies is None:
+        theta = pc.rope_frequencies(head_dim, base=base, scaling=scaling)
+    elif scaling is not None:
+        raise ValueError("scaling must be None when frequencies are given")
+    else:
+        theta = np.asarray(frequencies, dtype=np.float64)
     eye = np.broadcast_to(np.eye(head_dim)[:, None, :],
                           (head_dim, n, head_dim))
     rows = pc.apply_rope(eye, n, layout=layout, frequencies=theta)
@@ -94,11 +117,13 @@ class Attention(nn.Module):
         self.out = nn.Linear(d_model, d_model, bias=False)
 
     def forward(self, x, *, rotations=None, bias=None, logit_scale=1.0,
-                attention_fn=None):
+                attention_fn=None, query_scale=None):
         B, n, _ = x.shape
         q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
         q, k, v = (t.view(B, n, self.n_heads, self.head_dim).transpose(1, 2)
                    for t in (q, k, v))                     # (B, H, n, d_k)
+        if query_scale is not None:                        # Llama 4's NoPE
+            q = q * query_scale[:, None]                   # temperature
         if attention_fn is not None:                       # the user's own
             y = attention_fn(q, k, v)
             if not isinstance(y, torch.Tensor) or y.shape != v.shape:
@@ -152,6 +177,19 @@ class TinyTransformer(nn.Module):
         RoPE's pairing of dimensions.
     num_buckets, max_distance : int
         T5's :math:`N_b` and :math:`r_{\\max}`.
+    rope_fraction : float
+        For ``"rope"``: the fraction of each head's pairs that rotate, in
+        ``[0, 1]`` (1: all of them, as before; 0: none, which is NoPE).
+    rope_convention : {"spread", "proportional"}
+        Which pairs turn, and how fast, when ``rope_fraction < 1``
+        (:func:`posenc_core.partial_rope_frequencies`).
+    nope_layers : sequence of int
+        For ``"rope"``: the layers (counted from 0) with no position at all.
+    nope_temperature : dict, optional
+        For ``"rope"`` with ``nope_layers``: keyword arguments of
+        :func:`posenc_core.nope_attention_temperature` (e.g.
+        ``{"floor_scale": 64}``); ``{}`` takes its defaults, ``None`` (the
+        default) applies no temperature.
     attention_fn : callable, optional
         ``attention_fn(q, k, v) -> y``, shapes ``(B, H, n, d_k)``: replaces
         the attention step (scores, causal mask, softmax, weighted sum) of
@@ -162,7 +200,9 @@ class TinyTransformer(nn.Module):
     def __init__(self, vocab_size, method, *, d_model=64, n_layers=2,
                  n_heads=4, max_len=None, beyond="error", base=10000.0,
                  layout="interleaved", num_buckets=32, max_distance=128,
-                 attention_fn=None):
+                 attention_fn=None, rope_fraction=1.0,
+                 rope_convention="spread", nope_layers=(),
+                 nope_temperature=None):
         super().__init__()
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -204,6 +244,15 @@ class TinyTransformer(nn.Module):
             pc.t5_relative_position_bucket(0, bidirectional=False,
                                            num_buckets=num_buckets,
                                            max_distance=max_distance)
+        nope_layers = self._check_layers(method, n_layers, head_dim,
+                                         base, rope_fraction,
+                                         rope_convention, nope_layers,
+                                         nope_temperature)
+        self.rope_fraction = float(rope_fraction)
+        self.rope_convention = rope_convention
+        self.nope_layers = nope_layers
+        self.nope_temperature = (None if nope_temperature is None
+                                 else dict(nope_temperature))
         self.method, self.base, self.layout = method, float(base), layout
         self.max_len, self.beyond = max_len, beyond
         self.n_heads, self.head_dim = n_heads, head_dim
@@ -222,6 +271,71 @@ class TinyTransformer(nn.Module):
         self.head = nn.Linear(d_model, vocab_size)
         self._tables = {}
 
+    @staticmethod
+    def _check_layers(method, n_layers, head_dim, base, fraction, convention,
+                      nope_layers, temperature):
+        """The per-layer options' checks; the NoPE layers as a sorted tuple."""
+        if isinstance(fraction, bool) or not isinstance(
+                fraction, (int, float)) or not 0 <= fraction <= 1:
+            raise ValueError(
+                f"rope_fraction must be a number in [0, 1], got {fraction!r}")
+        if convention not in CONVENTIONS:
+            raise ValueError(f"rope_convention must be one of {CONVENTIONS}, "
+                             f"got {convention!r}")
+        try:
+            layers = tuple(sorted(set(int(i) for i in nope_layers)))
+            bad = any(isinstance(i, bool) or int(i) != i for i in nope_layers)
+        except (TypeError, ValueError):
+            layers, bad = (), True
+        if bad or any(not 0 <= i < n_layers for i in layers):
+            raise ValueError(
+                f"nope_layers must be layer numbers 0..{n_layers - 1}, got "
+                f"{nope_layers!r}")
+        if temperature is not None and not isinstance(temperature, dict):
+            raise ValueError(
+                f"nope_temperature must be None or a dict of keyword "
+                f"arguments of posenc_core.nope_attention_temperature, got "
+                f"{temperature!r}")
+        custom = (fraction != 1 or convention != "spread" or layers
+                  or temperature is not None)
+        if custom and method != "rope":
+            raise ValueError(
+                f"rope_fraction, rope_convention, nope_layers and "
+                f"nope_temperature apply to method 'rope' only, not "
+                f"{method!r}")
+        if temperature is not None and not layers:
+            raise ValueError("nope_temperature needs nope_layers: it scales "
+                             "the queries of the layers without position")
+        if method == "rope":  # posenc_core checks the fraction's pairs
+            if fraction != 1 or convention != "spread":
+                pc.partial_rope_frequencies(head_dim, fraction, base=base,
+                                            convention=convention)
+            if temperature is not None:
+                pc.nope_attention_temperature([0.0], **temperature)
+        return layers
+
+    def layer_frequencies(self):
+        """Each layer's RoPE frequencies, as the model uses them.
+
+        A list of ``n_layers`` entries: for a rotary layer an array of
+        ``d_k / 2`` frequencies (0 for a pair that does not turn; after
+        :meth:`set_rope_scaling`, the rescaled ones), for a NoPE layer
+        ``None``. For methods other than ``"rope"``: all ``None``.
+        """
+        if self.method != "rope":
+            return [None] * len(self.blocks)
+        theta = self._rope_frequencies()
+        return [None if i in self.nope_layers else theta.copy()
+                for i in range(len(self.blocks))]
+
+    def _rope_frequencies(self):
+        if self.rope_fraction == 1 and self.rope_convention == "spread":
+            return pc.rope_frequencies(self.head_dim, base=self.base,
+                                       scaling=self.rope_scaling)
+        return pc.partial_rope_frequencies(
+            self.head_dim, self.rope_fraction, base=self.base,
+            convention=self.rope_convention)
+
     # ---- position tables, from posenc_core, cached per length
 
     def set_rope_scaling(self, scaling=None, *, temperature=False):
@@ -238,6 +352,12 @@ class TinyTransformer(nn.Module):
         if self.method != "rope":
             raise ValueError(
                 f"scaling applies only to method 'rope', not {self.method!r}")
+        if scaling is not None and (self.rope_fraction != 1
+                                    or self.rope_convention != "spread"):
+            raise ValueError(
+                f"scaling applies to a fully rotated head only, not "
+                f"rope_fraction={self.rope_fraction} with "
+                f"rope_convention={self.rope_convention!r}")
         if scaling is not None:
             pc.rope_frequencies(self.head_dim, base=self.base, scaling=scaling)
         self.rope_scaling = None if scaling is None else dict(scaling)
@@ -272,11 +392,17 @@ class TinyTransformer(nn.Module):
                     f"has no row past position {self.max_len - 1})")
             pos = torch.arange(n, device=device).clamp(max=self.max_len - 1)
             add = self.pos(pos)
-        elif self.method == "rope":
+        elif self.method == "rope" and self.rope_fraction == 1 \
+                and self.rope_convention == "spread":
             position["rotations"] = self._table(
                 "rope", n, device, lambda: rope_rotations(
                     n, self.head_dim, base=self.base, layout=self.layout,
                     scaling=self.rope_scaling))
+        elif self.method == "rope":
+            position["rotations"] = self._table(
+                "partial", n, device, lambda: rope_rotations(
+                    n, self.head_dim, layout=self.layout,
+                    frequencies=self._rope_frequencies()))
         elif self.method == "alibi":
             position["bias"] = self._table(
                 "alibi", n, device, lambda: pc.alibi_bias(n, self.n_heads))
@@ -289,13 +415,26 @@ class TinyTransformer(nn.Module):
             position["bias"] = self.t5_bias(bucket).permute(2, 0, 1)
         return add, position
 
+    def _layer_positions(self, n, device):
+        """What goes into the embeddings, and each layer's attention."""
+        add, position = self._positions(n, device)
+        if not self.nope_layers:
+            return add, [position] * len(self.blocks)
+        nope = {"logit_scale": self.logit_scale}
+        if self.nope_temperature is not None:
+            nope["query_scale"] = self._table(
+                "temperature", n, device, lambda: pc.nope_attention_temperature(
+                    np.arange(n, dtype=np.float64), **self.nope_temperature))
+        return add, [nope if i in self.nope_layers else position
+                     for i in range(len(self.blocks))]
+
     def forward(self, idx):
         """Logits ``(B, n, vocab_size)`` for token ids ``idx`` ``(B, n)``."""
         n = idx.shape[1]
-        add, position = self._positions(n, idx.device)
+        add, positions = self._layer_positions(n, idx.device)
         x = self.tok(idx)
         if add is not None:
             x = x + add
-        for block in self.blocks:
+        for block, position in zip(self.blocks, positions, strict=True):
             x = block(x, **position)
         return self.head(self.ln_f(x))
