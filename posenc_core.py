@@ -29,6 +29,8 @@ References
 .. [Barbero2024] F. Barbero, A. Vitvitskyi, C. Perivolaropoulos,
    R. Pascanu, P. Velickovic, "Round and Round We Go! What Makes Rotary
    Positional Encodings Useful?", arXiv:2410.06205, ICLR 2025 (p-RoPE).
+.. [Ding2024] Y. Ding et al., "LongRoPE: Extending LLM Context Window Beyond
+   2 Million Tokens", arXiv:2402.13753, ICML 2024.
 .. [Nakanishi2025] K. M. Nakanishi, "Scalable-Softmax Is Superior for
    Attention", arXiv:2501.19399, 2025.
 .. [He2022] K. He et al., "Masked Autoencoders Are Scalable Vision
@@ -60,6 +62,7 @@ __all__ = [
     # chapter 10
     "partial_rope_frequencies",
     "nope_attention_temperature",
+    "rope_attention_factor",
     # chapter 6
     "rope_decay_bound",
     "rope_layout_permutation",
@@ -84,21 +87,47 @@ MAX_ELEMENTS = 2**27
 
 _LAYOUTS = ("interleaved", "concat")
 _ROPE_LAYOUTS = ("interleaved", "half")
+#: Optional scaling key without a default (its absence means something).
+_UNSET = "unset"
 _SCALING_KEYS = {
-    "linear": {"factor": None},
-    "ntk": {"factor": None},
+    "default": {"partial_rotary_factor": 1.0},
+    "linear": {"factor": None, "partial_rotary_factor": 1.0},
+    "ntk": {"factor": None, "partial_rotary_factor": 1.0},
+    "dynamic": {
+        "factor": None,
+        "max_position_embeddings": None,
+        "seq_len": _UNSET,
+        "partial_rotary_factor": 1.0,
+    },
     "yarn": {
         "factor": None,
         "original_max_position_embeddings": None,
         "beta_fast": 32.0,
         "beta_slow": 1.0,
+        "truncate": True,
+        "attention_factor": _UNSET,
+        "mscale": _UNSET,
+        "mscale_all_dim": _UNSET,
+        "partial_rotary_factor": 1.0,
     },
     "llama3": {
         "factor": None,
         "low_freq_factor": 1.0,
         "high_freq_factor": 4.0,
         "original_max_position_embeddings": None,
+        "partial_rotary_factor": 1.0,
     },
+    "longrope": {
+        "short_factor": None,
+        "long_factor": None,
+        "original_max_position_embeddings": None,
+        "factor": _UNSET,
+        "max_position_embeddings": _UNSET,
+        "attention_factor": _UNSET,
+        "seq_len": _UNSET,
+        "partial_rotary_factor": 1.0,
+    },
+    "proportional": {"factor": 1.0, "partial_rotary_factor": 1.0},
 }
 
 
@@ -774,6 +803,12 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
         the base becomes :math:`b\, s^{d/(d-2)}`, which
         leaves :math:`\omega_0` and divides the slowest
         :math:`\omega_{d/2-1}` by exactly :math:`s`.
+    ``"dynamic"``, dynamic NTK scaling as transformers'
+        ``_compute_dynamic_ntk_parameters``: NTK-aware scaling whose factor
+        follows the current length :math:`n` = ``seq_len`` (at least the
+        configured :math:`L` = ``max_position_embeddings``, which is also
+        the default): the base becomes :math:`b\,(s n / L - (s - 1))^{d/(d-2)}`,
+        unchanged for :math:`n \le L`.
     ``"yarn"``, "NTK-by-parts" of YaRN ([Peng2023]_), as in the paper's
         reference code: with the training length ``L``
         (``original_max_position_embeddings``), pair :math:`i` makes
@@ -785,7 +820,10 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
         clipped to :math:`[0, d-1]`; with
         :math:`\gamma_i = 1 - \mathrm{clip}((i - low)/(high - low), 0, 1)`,
         :math:`\omega_i' = (1 - \gamma_i)\,\omega_i / s + \gamma_i\,\omega_i`.
-        The attention temperature is :func:`yarn_attention_scale`.
+        ``truncate=False`` (gpt-oss) leaves the range unrounded. The
+        attention temperature is :func:`yarn_attention_scale` (with
+        ``attention_factor``, ``mscale``, ``mscale_all_dim``:
+        :func:`rope_attention_factor`).
     ``"llama3"``, released with Llama 3.1 ([Llama3]_): wavelengths
         :math:`\lambda_i = 2\pi/\omega_i` shorter than ``L/high_freq_factor``
         are kept, longer than ``L/low_freq_factor`` are divided by ``s``,
@@ -795,6 +833,23 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
         :math:`\omega_i' = (1-\gamma_i)\,\omega_i/s + \gamma_i\,\omega_i`
         with :math:`\gamma_i = (\rho_i - \beta_{\mathrm{slow}})
         /(\beta_{\mathrm{fast}}-\beta_{\mathrm{slow}})`.
+    ``"longrope"``, LongRoPE ([Ding2024]_, Phi-3), as transformers'
+        ``_compute_longrope_parameters``: a searched stretch
+        :math:`\kappa_i` per pair, :math:`\omega_i' = \omega_i/\kappa_i`,
+        from ``short_factor`` unless ``seq_len`` exceeds
+        ``original_max_position_embeddings``, then from ``long_factor``
+        (transformers switches per forward pass).
+    ``"default"`` and ``"proportional"``: no rescaling; with
+        ``partial_rotary_factor`` :math:`f` these are the two conventions
+        of :func:`partial_rope_frequencies` (``"spread"`` and
+        ``"proportional"``, Gemma 4); ``"proportional"`` also divides by
+        ``factor`` (default 1), as transformers does.
+
+    Every type takes ``partial_rotary_factor`` :math:`f` (default 1), as
+    transformers does: all but ``"proportional"`` then compute the formulas
+    above for a head of width :math:`r = \lfloor f d\rfloor` (the
+    ``"spread"`` convention) and give 0 to the pairs beyond its
+    :math:`\lceil r/2 \rceil`.
 
     Parameters
     ----------
@@ -809,13 +864,23 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
         "factor": s, "low_freq_factor": 1, "high_freq_factor": 4,
         "original_max_position_embeddings": L}``. ``s >= 1``; keys with a
         value shown are optional. ``"rope_type"`` may be used for
-        ``"type"``, as in Hugging Face configs.
+        ``"type"``, as in Hugging Face configs. Also ``{"type": "default"}``,
+        ``{"type": "proportional", "factor": 1}``, ``{"type": "dynamic",
+        "factor": s, "max_position_embeddings": L, "seq_len": n}`` (``n``
+        optional), ``{"type": "longrope", "short_factor": [...],
+        "long_factor": [...], "original_max_position_embeddings": L,
+        "seq_len": n}`` (one positive stretch per rotated pair; ``n``,
+        ``factor``, ``max_position_embeddings`` and ``attention_factor``
+        optional, the last three for :func:`rope_attention_factor`); yarn
+        also takes ``truncate`` (a bool, default True), ``attention_factor``,
+        ``mscale`` and ``mscale_all_dim``; every type takes
+        ``partial_rotary_factor`` in [0, 1].
 
     Returns
     -------
     omega : ndarray of float64, shape (head_dim // 2,)
         The frequencies :math:`\omega_i` (or :math:`\omega_i'`), in radians
-        per position.
+        per position; 0 for pairs that a partial factor leaves unrotated.
 
     Examples
     --------
@@ -825,40 +890,85 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
     array([0.5  , 0.005])
     >>> rope_frequencies(4, scaling={"type": "ntk", "factor": 2})
     array([1.   , 0.005])
+    >>> rope_frequencies(8, scaling={"type": "default",
+    ...                              "partial_rotary_factor": 0.5})
+    array([1.  , 0.01, 0.  , 0.  ])
     """
     head_dim = _check_d("head_dim", head_dim)
     base = _check_base(base)
     _check_size(head_dim // 2)
-    i = np.arange(head_dim // 2, dtype=np.float64)
-    theta = base ** (-2.0 * i / head_dim)
     if scaling is None:
-        return theta
+        i = np.arange(head_dim // 2, dtype=np.float64)
+        return base ** (-2.0 * i / head_dim)
     kind, p = _scaling_params(scaling)
-    s = p["factor"]
+    f = p["partial_rotary_factor"]
+    if kind == "proportional":
+        return partial_rope_frequencies(
+            head_dim, f, base=base, convention="proportional") / p["factor"]
+    dim = int(head_dim * f)  # the rotated width r, as transformers
+    omega = np.zeros(head_dim // 2)
+    if dim == 0:
+        return omega
+    # 2i, over the rotated width: ceil(r/2) pairs, as transformers
+    i = np.arange(0, dim, 2, dtype=np.float64) / 2.0
+    theta = base ** (-2.0 * i / dim)
+    if kind in ("ntk", "dynamic") and dim < 4:
+        raise ValueError(
+            f"head_dim must be at least 4 for NTK scaling, got {head_dim}"
+            if dim == head_dim else
+            "scaling['partial_rotary_factor'] must leave at least 4 rotated "
+            f"dimensions for {kind} NTK scaling, got {dim}")
+    if kind == "yarn" and dim % 2:
+        raise ValueError(
+            "scaling['partial_rotary_factor'] times head_dim must give an "
+            f"even rotated width for YaRN, got {dim}")
+    omega[:theta.size] = _scaled(kind, p, theta, i, dim, base)
+    return omega
+
+
+def _scaled(kind, p, theta, i, dim, base):
+    """The frequencies ``theta`` of a head of width ``dim``, rescaled."""
+    s = p.get("factor")
+    if kind == "default":
+        return theta
     if kind == "linear":
         return theta / s
-    if kind == "ntk":
-        if head_dim == 2:
-            raise ValueError(
-                "head_dim must be at least 4 for NTK scaling, got 2"
-            )
+    if kind in ("ntk", "dynamic"):
+        if kind == "ntk":
+            stretch = s
+        else:
+            L = p["max_position_embeddings"]
+            n = max(p["seq_len"], L) if p["seq_len"] != _UNSET else L
+            stretch = s * n / L - (s - 1.0)
         try:
-            new_base = base * s ** (head_dim / (head_dim - 2))
+            new_base = base * stretch ** (dim / (dim - 2))
         except OverflowError:
             new_base = np.inf
         if not np.isfinite(new_base):
             raise ValueError(
                 "scaling['factor'] is too large for NTK scaling: the new "
                 "base, base * factor**(d/(d-2)), overflows float64")
-        return new_base ** (-2.0 * i / head_dim)
+        return new_base ** (-2.0 * i / dim)
     L = p["original_max_position_embeddings"]
+    if kind == "longrope":
+        seq = p["seq_len"]
+        key = "long_factor" if seq != _UNSET and seq > L else "short_factor"
+        stretch = p[key]
+        if stretch.shape != theta.shape:
+            raise ValueError(
+                f"scaling[{key!r}] must have one entry per rotated pair "
+                f"({theta.size}), got shape {stretch.shape}")
+        return theta / stretch
     if kind == "yarn":
         def correction_dim(rotations):
-            return (head_dim * np.log(L / (rotations * 2 * np.pi))
+            return (dim * np.log(L / (rotations * 2 * np.pi))
                     / (2 * np.log(base)))
 
-        low = max(np.floor(correction_dim(p["beta_fast"])), 0.0)
-        high = min(np.ceil(correction_dim(p["beta_slow"])), head_dim - 1.0)
+        low, high = correction_dim(p["beta_fast"]), correction_dim(
+            p["beta_slow"])
+        if p["truncate"]:
+            low, high = np.floor(low), np.ceil(high)
+        low, high = max(low, 0.0), min(high, dim - 1.0)
         if low == high:
             high += 0.001  # as in the reference code: avoid 0/0
         ramp = np.clip((i - low) / (high - low), 0.0, 1.0)
@@ -884,12 +994,12 @@ def _scaling_params(scaling):
     if "rope_type" in scaling and "type" not in scaling:
         scaling["type"] = scaling.pop("rope_type")
     kind = scaling.pop("type", None)
-    if kind not in _SCALING_KEYS:
+    if not isinstance(kind, str) or kind not in _SCALING_KEYS:
         raise ValueError(
             f"scaling type must be one of {kinds}, got {kind!r}"
         )
     allowed = _SCALING_KEYS[kind]
-    unknown = sorted(set(scaling) - set(allowed))
+    unknown = sorted(set(scaling) - set(allowed), key=str)
     if unknown:
         raise ValueError(
             f"scaling of type {kind!r} takes the keys {sorted(allowed)}, "
@@ -904,10 +1014,8 @@ def _scaling_params(scaling):
                 )
             p[key] = default
             continue
-        p[key] = _check_real(
-            f"scaling[{key!r}]", scaling[key], low=0.0,
-            what="a finite number > 0")
-    if p["factor"] < 1:
+        p[key] = _scaling_value(key, scaling[key])
+    if p.get("factor", 1.0) != _UNSET and p.get("factor", 1.0) < 1:
         raise ValueError(
             f"scaling['factor'] must be >= 1, got {p['factor']!r}"
         )
@@ -923,6 +1031,32 @@ def _scaling_params(scaling):
             f"got {p['beta_fast']} and {p['beta_slow']}"
         )
     return kind, p
+
+
+def _scaling_value(key, value):
+    """One checked value of a scaling dict."""
+    name = f"scaling[{key!r}]"
+    if key == "truncate":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+    if key in ("short_factor", "long_factor"):
+        what = "a 1-D array-like of finite reals > 0 (one per rotated pair)"
+        arr = _float_array(name, value, what)
+        if arr.ndim != 1 or np.any(arr <= 0):
+            raise ValueError(f"{name} must be {what}, got {value!r}")
+        return arr
+    if key == "partial_rotary_factor":
+        f = _check_real(name, value, low=0.0, low_open=False,
+                        what="a finite number in [0, 1]")
+        if f > 1:
+            raise ValueError(f"{name} must be a finite number in [0, 1], "
+                             f"got {value!r}")
+        return f
+    if key in ("mscale", "mscale_all_dim"):
+        return _check_real(name, value, low=0.0, low_open=False,
+                           what="a finite number >= 0")
+    return _check_real(name, value, low=0.0, what="a finite number > 0")
 
 
 def yarn_attention_scale(factor):
@@ -1132,6 +1266,94 @@ def nope_attention_temperature(positions, *, floor_scale=8192.0,
         raise ValueError("attn_scale is too large: the temperature "
                          "overflows float64")
     return tau
+
+
+def rope_attention_factor(scaling):
+    r"""The factor on cos and sin that a RoPE scaling brings with it.
+
+    transformers' RoPE initialisation functions return the inverse
+    frequencies (:func:`rope_frequencies`) and this factor, by which the
+    rotary module multiplies cos and sin, so that every score between
+    rotated queries and keys grows by its square. With :math:`s` =
+    ``factor`` and :math:`m(s, c) = 1 + 0.1\,c \ln s` (1 for
+    :math:`s \le 1`):
+
+    ``"yarn"`` ([Peng2023]_, eq. 22; ``_compute_yarn_parameters``):
+        ``attention_factor`` if given; else
+        :math:`m(s, c_1)/m(s, c_2)` if ``mscale`` :math:`c_1` and
+        ``mscale_all_dim`` :math:`c_2` are both given and non-zero
+        (DeepSeek-V2/V3, whose ``mscale = mscale_all_dim = 1`` make it 1:
+        DeepSeek's attention multiplies its softmax scale by
+        :math:`m(s, c_2)^2` instead); else :math:`m(s, 1)`, which is
+        :func:`yarn_attention_scale`.
+    ``"longrope"`` ([Ding2024]_; ``_compute_longrope_parameters``):
+        ``attention_factor`` if given; else, with :math:`s` = ``factor`` or
+        (unset) ``max_position_embeddings / original_max_position_embeddings``
+        and :math:`L` = ``original_max_position_embeddings``,
+        :math:`\sqrt{1 + \ln s / \ln L}` (1 for :math:`s \le 1`).
+    every other type: 1.
+
+    Parameters
+    ----------
+    scaling : dict or None
+        As for :func:`rope_frequencies`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(rope_attention_factor({"type": "yarn", "factor": 32,
+    ...     "original_max_position_embeddings": 4096}), 6)
+    1.346574
+    >>> rope_attention_factor({"type": "yarn", "factor": 40, "mscale": 1,
+    ...     "mscale_all_dim": 1, "original_max_position_embeddings": 4096})
+    1.0
+    >>> round(rope_attention_factor({"type": "longrope", "factor": 32,
+    ...     "short_factor": [1], "long_factor": [1],
+    ...     "original_max_position_embeddings": 4096}), 6)
+    1.190238
+    """
+    if scaling is None:
+        return 1.0
+    kind, p = _scaling_params(scaling)
+
+    def m(s, c=1.0):
+        return 1.0 if s <= 1 else 0.1 * c * float(np.log(s)) + 1.0
+
+    if kind not in ("yarn", "longrope"):
+        return 1.0
+    if p["attention_factor"] != _UNSET:
+        return float(p["attention_factor"])
+    L = p["original_max_position_embeddings"]
+    if kind == "yarn":
+        c1, c2 = p["mscale"], p["mscale_all_dim"]
+        if c1 != _UNSET and c2 != _UNSET and c1 and c2:
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = float(np.float64(m(p["factor"], c1))
+                            / m(p["factor"], c2))
+            if not np.isfinite(out):
+                raise ValueError(
+                    "scaling['mscale'] or scaling['mscale_all_dim'] is too "
+                    "large: the attention factor overflows float64")
+            return out
+        return m(p["factor"])
+    s = p["factor"]
+    if s == _UNSET:
+        if p["max_position_embeddings"] == _UNSET:
+            raise ValueError(
+                "scaling of type 'longrope' needs 'factor' or "
+                "'max_position_embeddings' for its attention factor")
+        s = p["max_position_embeddings"] / L
+    if s <= 1:
+        return 1.0
+    if L <= 1:
+        raise ValueError(
+            "scaling['original_max_position_embeddings'] must be > 1 for "
+            "LongRoPE's attention factor (it divides by its logarithm), "
+            f"got {L!r}")
+    return float(np.sqrt(1.0 + np.log(s) / np.log(L)))
 
 
 # ------------------------------------------------------ relative position

@@ -132,3 +132,89 @@ def test_temperature_of_an_int_is_of_its_range():
     np.testing.assert_array_equal(
         pc.nope_attention_temperature(7, floor_scale=2.0),
         pc.nope_attention_temperature(np.arange(7), floor_scale=2.0))
+
+
+# ------------------------------- rope_frequencies: the new scaling types
+
+
+@pytest.mark.parametrize("d, f", [(64, 0.25), (80, 0.4), (10, 0.5)])
+def test_default_and_proportional_types_are_the_two_conventions(d, f):
+    for kind, convention in (("default", "spread"),
+                             ("proportional", "proportional")):
+        got = pc.rope_frequencies(d, base=500.0, scaling={
+            "type": kind, "partial_rotary_factor": f})
+        want = pc.partial_rope_frequencies(d, f, base=500.0,
+                                           convention=convention)
+        np.testing.assert_array_equal(got, want)
+    got = pc.rope_frequencies(d, scaling={
+        "type": "proportional", "partial_rotary_factor": f, "factor": 4})
+    np.testing.assert_allclose(got, pc.partial_rope_frequencies(
+        d, f, convention="proportional") / 4, rtol=1e-15)
+
+
+def test_partial_factor_scales_a_narrower_head():
+    # every type on a quarter of a 128-wide head is that type on a 32-wide
+    # head, followed by zeros
+    for scaling in ({"type": "linear", "factor": 4},
+                    {"type": "ntk", "factor": 4},
+                    {"type": "yarn", "factor": 8,
+                     "original_max_position_embeddings": 2048},
+                    {"type": "llama3", "factor": 8,
+                     "original_max_position_embeddings": 8192}):
+        got = pc.rope_frequencies(128, scaling=dict(
+            scaling, partial_rotary_factor=0.25))
+        np.testing.assert_array_equal(
+            got[:16], pc.rope_frequencies(32, scaling=scaling))
+        np.testing.assert_array_equal(got[16:], 0.0)
+
+
+def test_dynamic_is_plain_up_to_its_length_then_ntk():
+    kw = {"type": "dynamic", "factor": 1.0, "max_position_embeddings": 2048}
+    plain = pc.rope_frequencies(64)
+    for n in (None, 10, 2048):
+        scaling = kw if n is None else dict(kw, seq_len=n)
+        np.testing.assert_allclose(pc.rope_frequencies(64, scaling=scaling),
+                                   plain, rtol=1e-15)
+    # factor 1 at 4 L: NTK-aware scaling by 4
+    np.testing.assert_allclose(
+        pc.rope_frequencies(64, scaling=dict(kw, seq_len=8192)),
+        pc.rope_frequencies(64, scaling={"type": "ntk", "factor": 4.0}),
+        rtol=1e-13)
+
+
+def test_yarn_truncate_false_moves_the_ramp_ends():
+    kw = {"type": "yarn", "factor": 32.0,
+          "original_max_position_embeddings": 4096}
+    cut = pc.rope_frequencies(64, base=150000.0, scaling=kw)
+    exact = pc.rope_frequencies(64, base=150000.0,
+                                scaling=dict(kw, truncate=False))
+    assert not np.allclose(cut, exact, rtol=1e-6)
+    # both keep the fastest pair and interpolate the slowest
+    assert cut[0] == exact[0] == 1.0
+    assert exact[-1] == pytest.approx(pc.rope_frequencies(
+        64, base=150000.0)[-1] / 32, rel=1e-12)
+
+
+def test_attention_factor_of_yarn_is_yarn_attention_scale():
+    for s in (1.0, 4.0, 32.0, 40.0):
+        assert pc.rope_attention_factor({
+            "type": "yarn", "factor": s,
+            "original_max_position_embeddings": 4096}) == pytest.approx(
+            pc.yarn_attention_scale(s), rel=1e-15)
+
+
+def test_attention_factor_of_the_other_types_is_one():
+    for scaling in (None, {"type": "default"}, {"type": "linear", "factor": 8},
+                    {"type": "llama3", "factor": 8,
+                     "original_max_position_embeddings": 8192},
+                    {"type": "proportional", "factor": 2}):
+        assert pc.rope_attention_factor(scaling) == 1.0
+
+
+def test_longrope_attention_factor_from_the_two_lengths():
+    # Phi-3 mini 128k: 131072 / 4096 = 32, sqrt(1 + ln 32 / ln 4096)
+    got = pc.rope_attention_factor({
+        "type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
+        "original_max_position_embeddings": 4096,
+        "max_position_embeddings": 131072})
+    assert got == pytest.approx(math.sqrt(1 + 5 / 12), rel=1e-15)

@@ -7,8 +7,9 @@ transformers computes with posenc_core.
 transformers computes inverse frequencies in float32. To compare to 1e-12
 relative, its own functions are also run in float64: the very same code
 object, with a ``torch`` whose ``float``/``float32`` are float64
-(``_float64``). Each such test checks the float32 run too (to 2e-6), so the
-float64 run is known to be the same computation.
+(``_float64``; and ``Tensor.float`` is ``Tensor.double`` for the length of
+that call, which LongRoPE uses). Each such test checks the float32 run too
+(to 2e-6), so the float64 run is known to be the same computation.
 """
 
 import types
@@ -49,7 +50,14 @@ def _float64(fn):
 def _both(fn, make_config, **kw):
     """(float32, float64) inverse frequencies and attention factors."""
     inv32, att32 = fn(make_config(), "cpu", **kw)
-    inv64, att64 = _float64(fn)(make_config(), "cpu", **kw)
+    # LongRoPE's exponents go through Tensor.float(): float64 there too,
+    # for the length of the call
+    to_float = torch.Tensor.float
+    torch.Tensor.float = torch.Tensor.double
+    try:
+        inv64, att64 = _float64(fn)(make_config(), "cpu", **kw)
+    finally:
+        torch.Tensor.float = to_float
     assert inv32.dtype == torch.float32 and inv64.dtype == torch.float64
     return inv32.numpy(), inv64.numpy(), att32, att64
 
@@ -228,3 +236,134 @@ def test_llama4_temperature_can_be_switched_off(monkeypatch):
     config = _llama4_config(attn_temperature_tuning=False)
     q, plain = _queries_seen_by_attention(config, 3, 23, monkeypatch)
     np.testing.assert_allclose(q.numpy(), plain.numpy(), rtol=1e-12)
+
+
+# ---------------------------- every RoPE initialisation of transformers
+
+_RNG = np.random.default_rng(27)
+#: LongRoPE stretches, as Phi-3's: near 1 (short) and up to ~60 (long)
+_SHORT48, _LONG48 = (1 + 0.1 * _RNG.random(48)).tolist(), np.sort(
+    1 + 60 * _RNG.random(48)).tolist()
+_SHORT32, _LONG32 = (1 + 0.1 * _RNG.random(32)).tolist(), np.sort(
+    1 + 30 * _RNG.random(32)).tolist()
+
+#: (rope_type, head_dim, base, max_position_embeddings, rope parameters,
+#: seq_len given to the init function)
+INITS = [
+    ("linear", 128, 1e4, 8192, {"factor": 4.0}, None),
+    ("linear", 128, 1e4, 8192, {"factor": 4.0,
+                                "partial_rotary_factor": 0.5}, None),
+    ("dynamic", 128, 1e4, 4096, {"factor": 2.0}, None),
+    ("dynamic", 128, 1e4, 4096, {"factor": 2.0}, 2048),
+    ("dynamic", 128, 1e4, 4096, {"factor": 2.0}, 20000),
+    ("dynamic", 64, 1e4, 4096, {"factor": 4.0,
+                                "partial_rotary_factor": 0.25}, 10000),
+    # gpt-oss: head 64, base 150000, YaRN 32 from 4096, truncate false
+    ("yarn", 64, 150000.0, 131072, {
+        "factor": 32.0, "original_max_position_embeddings": 4096,
+        "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False}, None),
+    # DeepSeek-V3: rotated head 64, YaRN 40 from 4096, mscale 1 and 1
+    ("yarn", 64, 10000.0, 163840, {
+        "factor": 40.0, "original_max_position_embeddings": 4096,
+        "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
+        "mscale_all_dim": 1.0}, None),
+    ("yarn", 128, 1e6, 131072, {
+        "factor": 4.0, "original_max_position_embeddings": 32768}, None),
+    ("yarn", 256, 1e7, 1048576, {
+        "factor": 4.0, "original_max_position_embeddings": 262144,
+        "partial_rotary_factor": 0.25}, None),
+    ("yarn", 128, 1e4, 16384, {
+        "factor": 8.0, "original_max_position_embeddings": 2048,
+        "attention_factor": 0.9, "mscale": 0.7, "mscale_all_dim": 1.0},
+     None),
+    # Phi-3 mini 128k: head 96, LongRoPE from 4096 to 131072
+    ("longrope", 96, 1e4, 131072, {
+        "short_factor": _SHORT48, "long_factor": _LONG48,
+        "original_max_position_embeddings": 4096}, None),
+    ("longrope", 96, 1e4, 131072, {
+        "short_factor": _SHORT48, "long_factor": _LONG48,
+        "original_max_position_embeddings": 4096}, 8192),
+    ("longrope", 128, 1e4, 65536, {
+        "short_factor": _SHORT32, "long_factor": _LONG32, "factor": 16.0,
+        "original_max_position_embeddings": 4096,
+        "partial_rotary_factor": 0.5}, 4096),
+    ("llama3", 128, 500000.0, 131072, {
+        "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192}, None),
+    ("llama3", 128, 500000.0, 131072, {
+        "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "partial_rotary_factor": 0.5}, None),
+    ("proportional", 256, 1e6, 131072, {"partial_rotary_factor": 0.25,
+                                        "factor": 8.0}, None),
+    ("proportional", 512, 1e6, 131072, {"partial_rotary_factor": 0.25},
+     None),
+]
+
+
+def _ours(rope_type, max_pos, params, seq_len):
+    """The scaling dict of posenc_core for a transformers rope_parameters."""
+    ours = {"type": rope_type, **params}
+    if rope_type in ("dynamic", "longrope"):
+        ours["max_position_embeddings"] = max_pos
+    if rope_type == "dynamic" and "factor" not in params:
+        ours["factor"] = 1.0
+    if seq_len is not None:
+        ours["seq_len"] = seq_len
+    return ours
+
+
+@pytest.mark.parametrize("rope_type, head_dim, base, max_pos, params, seq",
+                         INITS, ids=[f"{c[0]}-{i}" for i, c in
+                                     enumerate(INITS)])
+def test_rope_init_functions_match(rope_type, head_dim, base, max_pos,
+                                   params, seq):
+    def config():
+        return transformers.LlamaConfig(
+            hidden_size=head_dim * 2, num_attention_heads=2,
+            head_dim=head_dim, max_position_embeddings=max_pos,
+            rope_parameters={"rope_type": rope_type, "rope_theta": base,
+                             **params})
+
+    kw = {} if seq is None else {"seq_len": seq}
+    r32, r64, att32, att64 = _both(ROPE_INIT_FUNCTIONS[rope_type], config,
+                                   **kw)
+    scaling = _ours(rope_type, max_pos, params, seq)
+    got = pc.rope_frequencies(head_dim, base=base, scaling=scaling)
+    n = r64.size
+    np.testing.assert_allclose(got[:n], r64, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(got[:n], r32, rtol=2e-6)
+    np.testing.assert_array_equal(got[n:], 0.0)
+    assert att64 == att32
+    assert pc.rope_attention_factor(scaling) == pytest.approx(att64,
+                                                              rel=1e-12)
+
+
+def test_init_cases_are_not_trivial():
+    # each scaled case changes the frequencies of plain (partial) RoPE,
+    # except dynamic NTK at or below its length, where it must not, and
+    # proportional RoPE without a factor (plain p-RoPE)
+    changed = []
+    for rope_type, head_dim, base, max_pos, params, seq in INITS:
+        plain = pc.partial_rope_frequencies(
+            head_dim, params.get("partial_rotary_factor", 1.0), base=base,
+            convention="proportional" if rope_type == "proportional"
+            else "spread")
+        got = pc.rope_frequencies(head_dim, base=base, scaling=_ours(
+            rope_type, max_pos, params, seq))
+        changed.append(not np.allclose(got, plain, rtol=1e-9))
+    flat = [i for i, c in enumerate(INITS)
+            if c[0] == "dynamic" and (c[5] or 0) <= c[3]
+            or c[0] == "proportional" and "factor" not in c[4]]
+    assert [i for i, c in enumerate(changed) if not c] == flat
+
+
+def test_longrope_switches_to_long_factors_past_the_original_length():
+    scaling = {"type": "longrope", "short_factor": _SHORT48,
+               "long_factor": _LONG48,
+               "original_max_position_embeddings": 4096}
+    short = pc.rope_frequencies(96, scaling=dict(scaling, seq_len=4096))
+    long = pc.rope_frequencies(96, scaling=dict(scaling, seq_len=4097))
+    base = pc.rope_frequencies(96)
+    np.testing.assert_allclose(short, base / _SHORT48, rtol=1e-15)
+    np.testing.assert_allclose(long, base / _LONG48, rtol=1e-15)

@@ -204,47 +204,103 @@ def ref_alibi_bias(n, n_heads):
 
 
 def ref_rope_frequencies(head_dim, base=10000.0, scaling=None):
+    # transformers' _compute_*_parameters (modeling_rope_utils.py), loops
     d, base = int(head_dim), _f(base)
-    theta = [base ** (-2.0 * i / d) for i in range(d // 2)]
     if scaling is None:
-        return np.array(theta)
+        return np.array([base ** (-2.0 * i / d) for i in range(d // 2)])
     p = dict(scaling)
     kind = p.pop("type", p.pop("rope_type", None))
-    s = _f(p["factor"])
-    if kind == "linear":
-        return np.array([t / s for t in theta])
-    if kind == "ntk":
-        new = base * s ** (d / (d - 2))
-        return np.array([new ** (-2.0 * i / d) for i in range(d // 2)])
-    L = _f(p["original_max_position_embeddings"])
-    if kind == "yarn":
+    f = _f(p.get("partial_rotary_factor", 1.0))
+    out = [0.0] * (d // 2)
+    if kind == "proportional":
+        s = _f(p.get("factor", 1.0))
+        for i in range(int(f * d // 2)):
+            out[i] = base ** (-2.0 * i / d) / s
+        return np.array(out)
+    r = int(d * f)
+    pairs = (r + 1) // 2
+    theta = [base ** (-2.0 * i / r) for i in range(pairs)]
+    s = _f(p.get("factor", 1.0))
+    if kind == "default":
+        new = theta
+    elif kind == "linear":
+        new = [t / s for t in theta]
+    elif kind in ("ntk", "dynamic"):
+        if kind == "ntk":
+            stretch = s
+        else:
+            L = _f(p["max_position_embeddings"])
+            n = max(_f(p.get("seq_len", L)), L)
+            stretch = s * n / L - (s - 1)
+        nb = base * stretch ** (r / (r - 2))
+        new = [nb ** (-2.0 * i / r) for i in range(pairs)]
+    elif kind == "longrope":
+        L = _f(p["original_max_position_embeddings"])
+        seq = p.get("seq_len")
+        ext = p["long_factor"] if seq is not None and _f(seq) > L \
+            else p["short_factor"]
+        ext = [float(e) for e in np.asarray(ext).tolist()]
+        new = [t / e for t, e in zip(theta, ext, strict=True)]
+    elif kind == "yarn":
         # YaRN's reference code (jquesnelle/yarn, scaled_rope/LlamaYaRN...).
-        def dim(rot):
-            return d * math.log(L / (rot * 2 * math.pi)) / (2 * math.log(base))
+        L = _f(p["original_max_position_embeddings"])
 
-        low = max(math.floor(dim(_f(p.get("beta_fast", 32)))), 0)
-        high = min(math.ceil(dim(_f(p.get("beta_slow", 1)))), d - 1)
+        def dim(rot):
+            return r * math.log(L / (rot * 2 * math.pi)) / (2 * math.log(base))
+
+        low = dim(_f(p.get("beta_fast", 32)))
+        high = dim(_f(p.get("beta_slow", 1)))
+        if p.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, r - 1)
         if low == high:
             high += 0.001
-        out = []
+        new = []
         for i, t in enumerate(theta):
             ramp = min(max((i - low) / (high - low), 0.0), 1.0)
             keep = 1 - ramp
-            out.append(t / s * (1 - keep) + t * keep)
-        return np.array(out)
-    # llama3, as transformers' _compute_llama3_parameters
-    lo, hi = _f(p.get("low_freq_factor", 1)), _f(p.get("high_freq_factor", 4))
-    out = []
-    for t in theta:
-        wl = 2 * math.pi / t
-        if wl < L / hi:
-            out.append(t)
-        elif wl > L / lo:
-            out.append(t / s)
-        else:
-            mu = (L / wl - lo) / (hi - lo)
-            out.append((1 - mu) * t / s + mu * t)
+            new.append(t / s * (1 - keep) + t * keep)
+    else:
+        # llama3, as transformers' _compute_llama3_parameters
+        L = _f(p["original_max_position_embeddings"])
+        lo = _f(p.get("low_freq_factor", 1))
+        hi = _f(p.get("high_freq_factor", 4))
+        new = []
+        for t in theta:
+            wl = 2 * math.pi / t
+            if wl < L / hi:
+                new.append(t)
+            elif wl > L / lo:
+                new.append(t / s)
+            else:
+                mu = (L / wl - lo) / (hi - lo)
+                new.append((1 - mu) * t / s + mu * t)
+    out[:pairs] = new
     return np.array(out)
+
+
+def ref_rope_attention_factor(scaling):
+    if scaling is None:
+        return 1.0
+    p = dict(scaling)
+    kind = p.pop("type", p.pop("rope_type", None))
+    if kind not in ("yarn", "longrope"):
+        return 1.0
+    if "attention_factor" in p:
+        return _f(p["attention_factor"])
+
+    def m(s, c=1.0):
+        return 1.0 if s <= 1 else 0.1 * c * math.log(s) + 1.0
+
+    L = _f(p["original_max_position_embeddings"])
+    if kind == "yarn":
+        s = _f(p["factor"])
+        if p.get("mscale") and p.get("mscale_all_dim"):
+            return m(s, _f(p["mscale"])) / m(s, _f(p["mscale_all_dim"]))
+        return m(s)
+    s = _f(p["factor"]) if "factor" in p else _f(
+        p["max_position_embeddings"]) / L
+    return 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(L))
 
 
 def ref_yarn_attention_scale(factor):
@@ -600,20 +656,53 @@ def rope_kw(draw):
 
 @st.composite
 def scaling_dicts(draw, head_dim):
-    kind = draw(st.sampled_from(["linear", "ntk", "yarn", "llama3"]))
-    if kind == "ntk" and head_dim == 2:
+    d = int(head_dim)
+    kind = draw(st.sampled_from(["linear", "ntk", "yarn", "llama3",
+                                 "default", "proportional", "dynamic",
+                                 "longrope"]))
+    f = draw(st.one_of(st.none(), st.sampled_from([1.0, 0.5, 0.25, 1]),
+                       reals(0.0, 1.0)))
+    r = d if f is None else int(d * float(f))
+    if kind in ("ntk", "dynamic") and r < 4 or kind == "yarn" and (
+            r % 2 or r == 0):
+        f, r = None, d
+    if kind in ("ntk", "dynamic") and d == 2:
         kind = "linear"
-    p = {draw(st.sampled_from(["type", "rope_type"])): kind,
-         "factor": draw(reals(1.0, 1e3))}
-    if kind in ("yarn", "llama3"):
-        p["original_max_position_embeddings"] = draw(reals(1.0, 1e6))
+    p = {draw(st.sampled_from(["type", "rope_type"])): kind}
+    if f is not None:
+        p["partial_rotary_factor"] = f
+    if kind != "default" and (kind not in ("proportional", "longrope")
+                              or draw(st.booleans())):
+        p["factor"] = draw(reals(1.0, 1e3))
+    if kind in ("yarn", "llama3", "longrope"):
+        low = 2.0 if kind == "longrope" else 1.0
+        p["original_max_position_embeddings"] = draw(reals(low, 1e6))
     if kind == "yarn" and draw(st.booleans()):
         slow = draw(st.floats(0.01, 50))
         p["beta_slow"], p["beta_fast"] = slow, slow + draw(st.floats(0.01, 50))
+    if kind == "yarn" and draw(st.booleans()):
+        p["truncate"] = draw(st.booleans())
+    if kind == "yarn" and draw(st.booleans()):
+        p["mscale"] = draw(st.sampled_from([0, 0.707, 1.0, 1]))
+        p["mscale_all_dim"] = draw(st.sampled_from([0, 1.0, 0.5]))
+    if kind in ("yarn", "longrope") and draw(st.booleans()):
+        p["attention_factor"] = draw(reals(0.1, 3.0))
     if kind == "llama3" and draw(st.booleans()):
         low = draw(st.floats(0.01, 50))
         p["low_freq_factor"] = low
         p["high_freq_factor"] = low + draw(st.floats(0.01, 50))
+    if kind == "dynamic":
+        p["max_position_embeddings"] = draw(reals(1.0, 1e6))
+    if kind == "longrope":
+        pairs = (r + 1) // 2
+        for key in ("short_factor", "long_factor"):
+            p[key] = draw(st.lists(st.floats(0.5, 100), min_size=pairs,
+                                   max_size=pairs).flatmap(
+                lambda v: as_array_like(v, ("list", "f64"))))
+        if "factor" not in p:
+            p["max_position_embeddings"] = draw(reals(1.0, 1e7))
+    if kind in ("dynamic", "longrope") and draw(st.booleans()):
+        p["seq_len"] = draw(reals(1.0, 1e7))
     return p
 
 
@@ -777,6 +866,8 @@ VALID = {
     "yarn_attention_scale": st.fixed_dictionaries(
         {"factor": reals(1.0, 1e12)}),
     "partial_rope_frequencies": partial_kw(),
+    "rope_attention_factor": st.fixed_dictionaries({"scaling": st.one_of(
+        st.none(), evens(2, 64).flatmap(scaling_dicts))}),
     "nope_attention_temperature": nope_kw(),
     "rope_decay_bound": decay_kw(),
     "rope_layout_permutation": st.fixed_dictionaries(
@@ -881,7 +972,61 @@ BAD_SCALING = [
     {"type": "llama3", "factor": 8, "original_max_position_embeddings": 64,
      "low_freq_factor": 4, "high_freq_factor": 1},
     {"type": "llama3", "factor": 8, "original_max_position_embeddings": NAN},
+    {"type": "default", "factor": 2},
+    {"type": "default", "partial_rotary_factor": 1.5},
+    {"type": "default", "partial_rotary_factor": -0.1},
+    {"type": "default", "partial_rotary_factor": NAN},
+    {"type": "default", "partial_rotary_factor": "0.5"},
+    {"type": ["yarn"]}, {"type": None}, {"rope_type": 3},
+    {"type": "proportional", "factor": 0.5},
+    {"type": "dynamic", "factor": 2},
+    {"type": "dynamic", "factor": 2, "max_position_embeddings": 0},
+    {"type": "dynamic", "factor": 2, "max_position_embeddings": 64,
+     "seq_len": -1},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "truncate": "no"},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "truncate": 1},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "mscale": -1},
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "attention_factor": 0},
+    {"type": "longrope"},
+    {"type": "longrope", "short_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"type": "longrope", "short_factor": [0.0] * 4, "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"type": "longrope", "short_factor": [NAN] * 4, "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"type": "longrope", "short_factor": "1111", "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"type": "longrope", "short_factor": [[1.0] * 4],
+     "long_factor": [1.0] * 4, "original_max_position_embeddings": 64},
+]
+# refused by rope_frequencies only (the frequencies cannot be computed;
+# rope_attention_factor, which needs no head, accepts them)
+BAD_SCALING_FREQUENCIES = [
     {"type": "ntk", "factor": 1e300},  # the new base would overflow
+    # head_dim 8: two rotated dimensions are too few for NTK
+    {"type": "ntk", "factor": 2, "partial_rotary_factor": 0.25},
+    {"type": "dynamic", "factor": 2, "max_position_embeddings": 64,
+     "partial_rotary_factor": 0.25},
+    # three rotated dimensions: YaRN's ramp needs an even width
+    {"type": "yarn", "factor": 2, "original_max_position_embeddings": 64,
+     "partial_rotary_factor": 0.375},
+    # four pairs need four stretches
+    {"type": "longrope", "short_factor": [1.0] * 3, "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"type": "longrope", "short_factor": [1.0] * 4, "long_factor": [1.0] * 5,
+     "original_max_position_embeddings": 64, "seq_len": 100},
+]
+BAD_SCALING_ATTENTION = [
+    {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
+     "original_max_position_embeddings": 64},  # no factor, no length
+    {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0],
+     "original_max_position_embeddings": 1, "factor": 2},  # ln 1 = 0
+    {"type": "yarn", "factor": 1e300, "original_max_position_embeddings": 64,
+     "mscale": 1e308, "mscale_all_dim": 1},  # overflows
 ]
 
 
@@ -931,7 +1076,10 @@ BAD = {
     "relative_positions": {"n": BAD_COUNT,
                            "max_distance": BAD_COUNT[1:-1]},
     "rope_frequencies": {"head_dim": BAD_EVEN, "base": BAD_BASE,
-                         "scaling": BAD_SCALING},
+                         "scaling": [*BAD_SCALING,
+                                     *BAD_SCALING_FREQUENCIES]},
+    "rope_attention_factor": {"scaling": [*BAD_SCALING,
+                                          *BAD_SCALING_ATTENTION]},
     "yarn_attention_scale": {"factor": [*BAD_REAL, 0.5, 0, -2]},
     "partial_rope_frequencies": {
         "head_dim": BAD_EVEN, "fraction": [*BAD_REAL, -0.1, 1.5, 2, -1e-300],
@@ -1017,6 +1165,8 @@ BASE_CALL = {
     "rope_frequencies": {"head_dim": 8},
     "yarn_attention_scale": {"factor": 4},
     "partial_rope_frequencies": {"head_dim": 8, "fraction": 0.5},
+    "rope_attention_factor": {"scaling": {
+        "type": "yarn", "factor": 8, "original_max_position_embeddings": 64}},
     "nope_attention_temperature": {"positions": [0, 5, 20],
                                    "floor_scale": 4},
     "rope_decay_bound": {"distances": [0, 1e3, -2.5], "head_dim": 4},
@@ -1259,7 +1409,8 @@ HUGE = [
 
 
 def test_every_function_with_a_size_is_checked_for_huge_sizes():
-    no_size = {"yarn_attention_scale", "sample_coordinate_augmentation"}
+    no_size = {"yarn_attention_scale", "sample_coordinate_augmentation",
+               "rope_attention_factor"}
     assert {name for name, _ in HUGE} | no_size == set(pc.__all__)
 
 
