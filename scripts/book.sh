@@ -26,5 +26,11 @@ POSENC_LANG=zh_CN jupyter-book build _build/zh_src --path-output _build/zh \
 # The Chinese notebooks that learners open in Jupyter (_build/zh_src/chapters)
 # get the outputs the build just computed, Chinese figures included.
 cp _build/zh/_build/jupyter_execute/chapters/*.ipynb _build/zh_src/chapters/
+# The notebooks as learners open them in JupyterLab, in both languages:
+# every citation, number and cross-reference written out as the HTML
+# shows it (tools/learner_notebooks.py; chapters/ stays MyST).
+python tools/learner_notebooks.py _build/learn/en
+python tools/learner_notebooks.py _build/learn/zh --source _build/zh_src
 mv _build/zh/_build/html _build/html/zh
 echo "The book is in $PWD/_build/html/index.html (Chinese: _build/html/zh/index.html)"
+echo "For JupyterLab: .venv/bin/jupyter lab _build/learn/en (Chinese: _build/learn/zh)"
