@@ -50,6 +50,7 @@ import gettext
 import importlib.util
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -569,7 +570,9 @@ def write_learner_book(out: Path | str, source: Path | str = ROOT) -> list[Path]
                          "tools/learner_notebooks.py")
     book = Book(source)
     written = []
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
     (out / MARKER).write_text("written by tools/learner_notebooks.py\n")
     for doc in book.docs:
         nb = learner_notebook(book, doc)
