@@ -56,6 +56,7 @@ from .experiment import Config
 
 __all__ = ["Plan", "PLANS", "SCHEMA", "EXPERIMENTS", "variants",
            "run_layers", "summarize", "summary", "markdown_table",
+           "per_seed", "paired",
            "load_results", "load_model", "train_model", "plan_from_json",
            "main"]
 
@@ -505,6 +506,39 @@ def markdown_table(results, experiment, metric="loss", places=3):
                          + ("" if c[2] == 3 else f" (n={c[2]})"))
         lines.append("| " + " | ".join([row["label"]] + cells) + " |")
     return "\n".join(lines)
+
+
+def per_seed(results, variant, metric="loss", length=None):
+    """One number per finished seed: ``{seed: value}``.
+
+    ``metric``: ``"loss"`` (the language model, nats per character),
+    ``"passkey"`` (exact retrieval) or ``"digits"`` (per-digit accuracy),
+    at ``length`` (default: the training length ``L``). With
+    :func:`paired`, how many seeds carry a comparison.
+    """
+    task, key = {"loss": ("lm", "loss"), "passkey": ("passkey",
+                                                    "exact_match"),
+                 "digits": ("passkey", "digit_accuracy")}.get(metric,
+                                                              (None, None))
+    if task is None:
+        raise ValueError(f"metric must be 'loss', 'passkey' or 'digits', "
+                         f"got {metric!r}")
+    cfg = _variant(results, variant)["config"]
+    n = str(cfg["L"] if length is None else length)
+    return {r["seed"]: r["eval"][n][key] for r in results["runs"]
+            if r["variant"] == variant and r["task"] == task
+            and n in r["eval"]}
+
+
+def paired(results, a, b, metric="loss", length=None):
+    """``a`` minus ``b``, seed by seed, over the seeds both finished.
+
+    Returns ``{seed: difference}``: a comparison holds for as many seeds
+    as have the same sign (the same seed trains both on the same batches).
+    """
+    x = per_seed(results, a, metric, length)
+    y = per_seed(results, b, metric, length)
+    return {s: round(x[s] - y[s], 5) for s in sorted(set(x) & set(y))}
 
 
 def _variant(results, name):

@@ -339,3 +339,25 @@ def test_command_line(tmp_path, capsys):
         layers.main(["--preset", "quick", "--experiments", "width",
                      "--out", str(tmp_path / "x")])
     assert "experiments must be" in capsys.readouterr().err
+
+
+def test_per_seed_and_paired_read_the_runs():
+    def run(variant, task, seed, value):
+        key = "loss" if task == "lm" else "exact_match"
+        return {"variant": variant, "task": task, "seed": seed,
+                "eval": {"64": {key: value}, "128": {key: value + 1}}}
+
+    cfg = {"L": 64}
+    results = {"variants": [{"name": "a", "config": cfg},
+                            {"name": "b", "config": cfg}],
+               "runs": [run("a", "lm", 0, 1.0), run("a", "lm", 1, 2.0),
+                        run("b", "lm", 0, 1.5), run("b", "passkey", 0, 0.5),
+                        run("b", "lm", 2, 9.0)]}
+    assert layers.per_seed(results, "a") == {0: 1.0, 1: 2.0}
+    assert layers.per_seed(results, "a", length=128) == {0: 2.0, 1: 3.0}
+    assert layers.per_seed(results, "b", "passkey") == {0: 0.5}
+    assert layers.paired(results, "a", "b") == {0: -0.5}  # seed 0 only
+    with pytest.raises(ValueError, match="metric"):
+        layers.per_seed(results, "a", "ppl")
+    with pytest.raises(ValueError, match="variant"):
+        layers.per_seed(results, "c")
