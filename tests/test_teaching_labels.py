@@ -8,7 +8,6 @@ for messages composed of several (``check_array``'s sentence around the
 test's ``what``).
 """
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -34,8 +33,7 @@ def catalogue():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_check_message_has_its_translation(name):
     table = catalogue()
-    nb = json.loads((SOURCE / name / f"{name}.ipynb").read_text("utf-8"))
-    found = labels.messages(nb)
+    found = labels.assignment_messages(SOURCE / name / f"{name}.ipynb")
     assert found, name
     for message in found:
         entry = table.get(message)
@@ -52,8 +50,8 @@ def test_every_check_message_has_its_translation(name):
 def test_the_catalogue_has_nothing_stale():
     every = set()
     for name in NAMES:
-        every |= set(labels.messages(json.loads(
-            (SOURCE / name / f"{name}.ipynb").read_text("utf-8"))))
+        every |= set(labels.assignment_messages(
+            SOURCE / name / f"{name}.ipynb"))
     assert set(catalogue()) == every
 
 

@@ -389,3 +389,30 @@ def test_variant_solutions_pass_and_public_solutions_fail(
         f"the public solution bodies under the variant's def lines keep "
         f"{kept} of {sum(points.values())} points (passing "
         f"{sorted(set(points) - failed)}): {what}")
+
+
+def test_derived_values_are_computed_and_checked(tmp_path):
+    """A derived value comes from the module beside the spec, is drawn with
+    its parameters and must render back to the public text."""
+    nb = new_notebook(cells=[new_markdown_cell("The longest is 617.")])
+    spec = {"parameters": {"k": {"choices": ["2", "4"]}},
+            "derived": ["longest"],
+            "substitutions": [{"text": "is 617.", "template": "is {longest}.",
+                               "count": 1}]}
+    (tmp_path / "09_x.json").write_text(json.dumps(spec))
+    (tmp_path / "09_x.py").write_text(
+        "import math\n\ndef longest(k):\n"
+        "    return f'{2 * math.pi * 100 ** (int(k) * 255 / 512):,.0f}'\n")
+    loaded = variants.load_spec(tmp_path / "09_x.json")
+    assert variants.draw_parameters(loaded, 1)["longest"] == "60,611"
+    assert variants.make_variant(nb, loaded, 1).cells[0].source == (
+        "The longest is 60,611.")
+    assert "  longest: 617 -> 60,611" in variants.describe(loaded, 1)
+    (tmp_path / "09_x.py").write_text("def longest(k):\n    return '618'\n")
+    with pytest.raises(ValueError, match="does not give the text"):
+        variants.load_spec(tmp_path / "09_x.json")
+    (tmp_path / "09_x.py").unlink()
+    with pytest.raises(ValueError, match="needs 09_x.py"):
+        variants.load_spec(tmp_path / "09_x.json")
+    with pytest.raises(ValueError, match="derived"):
+        variants.validate_spec(spec)   # no functions

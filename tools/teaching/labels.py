@@ -150,6 +150,24 @@ def messages(nb):
     return list(dict.fromkeys(found))
 
 
+def assignment_messages(path):
+    """The check messages of the assignment ``path`` (its instructor
+    notebook) and of its class variants: the variants change some
+    messages (a dtype, a function's name), and their Chinese feedback
+    needs those too."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    found = messages(nb)
+    from .sources import GRADING, SOURCE
+
+    spec = GRADING / f"{Path(path).stem}.json"
+    if Path(path).resolve().is_relative_to(SOURCE.resolve()) and spec.is_file():
+        from .variants import every_choice, load_spec
+
+        for variant in every_choice(nb, load_spec(spec)):
+            found += messages(variant)
+    return list(dict.fromkeys(found))
+
+
 def _catalogue():
     if not PO.is_file():
         return {}
@@ -172,8 +190,7 @@ def update(source=None):
                           "Content-Transfer-Encoding: 8bit\n"}]
     seen = set()
     for path in sorted(source.glob("*/*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        for message in messages(nb):
+        for message in assignment_messages(path):
             if message in seen:
                 continue
             seen.add(message)

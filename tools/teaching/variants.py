@@ -49,6 +49,16 @@ a substitution):
     times ``text`` occurs in the sources of the public notebook's cells
     (markdown prompts, solutions, tests, hidden tests); a different number
     fails loudly.
+``derived``
+    A list of names of values *computed* from the drawn parameters, such as
+    a wavelength that a model answer quotes: never typed in by hand, so
+    that a model answer states the variant's numbers. Each name is a
+    function of the teacher-side module ``assignments/grading/NN_x.py``
+    (beside the spec, never released), whose arguments are the names of
+    the parameters it reads (parameters with a list of choices: their
+    value as text, or the object of named texts) and which returns text. A
+    template uses it as ``{name}``. Rendered with the public values, it
+    must give the public notebook's text back, like every template.
 
 All substitutions are applied in ONE pass over each cell's source: at each
 place the longest matching ``text`` wins and replaced text is never
@@ -68,6 +78,8 @@ give away the hidden ones (a hidden test's random inputs).
 
 import copy
 import hashlib
+import importlib.util
+import inspect
 import json
 import re
 import secrets
@@ -80,7 +92,8 @@ INT_RANGE = (1000, 999999)
 # Other languages of the assignments (tools/i18n.py): a substitution whose
 # text is prose gives that prose in each language, as {"text", "template"}.
 _LANGUAGES = ("zh_CN",)
-_TOP_KEYS = {"forbidden", "parameters", "substitutions", "comment"}
+_TOP_KEYS = {"forbidden", "parameters", "substitutions", "derived",
+             "derive", "comment"}
 _PARAM_KEYS = {"choices", "min", "max", "comment"}
 _SUB_KEYS = {"text", "template", "count", "comment", *_LANGUAGES}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -95,8 +108,8 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _fields(template, where, parameters):
-    """The parameter names used by ``template``, checked."""
+def _fields(template, where, parameters, derived=()):
+    """The parameter (and derived) names used by ``template``, checked."""
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as err:
@@ -114,9 +127,13 @@ def _fields(template, where, parameters):
             _fail(where, f"template field {{{field}}} must have no format "
                   "spec or conversion")
         name, key = match.groups()
+        if name in derived and key is None:
+            names.append(field)
+            continue
         if name not in parameters:
             _fail(where, f"template field {{{field}}} is not one of the "
-                  f"parameters {sorted(parameters)}")
+                  f"parameters {sorted(parameters)} or derived values "
+                  f"{sorted(derived)}")
         choices = parameters[name]["choices"]
         keys = set(choices[0]) if isinstance(choices[0], dict) else None
         if (key is None) != (keys is None) or (key and key not in keys):
@@ -183,6 +200,24 @@ def validate_spec(spec, where="spec"):
                      for c in choices]
             if len(set(texts)) != len(texts):
                 _fail(f"{at}.choices", "has repeated values")
+    derived = spec.get("derived", [])
+    derive = spec.get("derive", {})
+    if not (isinstance(derived, list) and all(
+            isinstance(n, str) and _NAME.match(n) and n not in parameters
+            for n in derived) and len(set(derived)) == len(derived)):
+        _fail(f"{where}: derived", "must be a list of distinct Python names, "
+              "none of them a parameter")
+    if not (isinstance(derive, dict) and set(derive) == set(derived)
+            and all(callable(f) for f in derive.values())):
+        _fail(f"{where}: derived", "each name needs a function of that name "
+              "in the teacher-side module beside the spec (NN_x.py), read "
+              "by load_spec")
+    for name, function in derive.items():
+        for arg in _arguments(function):
+            if arg not in parameters or parameters[arg]["choices"] == "int":
+                _fail(f"{where}: derived.{name}", f"argument {arg!r} is not a "
+                      "parameter with a list of choices")
+    derived_public = _derived(spec, _first_choices(parameters), where)
     subs = spec.get("substitutions", [])
     if not isinstance(subs, list):
         _fail(f"{where}: substitutions", "must be a list")
@@ -205,11 +240,13 @@ def validate_spec(spec, where="spec"):
         if sub["text"] in texts:
             _fail(f"{at}.text", f"{sub['text']!r} is already substituted")
         texts.add(sub["text"])
-        fields = _fields(sub["template"], f"{at}.template", parameters)
+        fields = _fields(sub["template"], f"{at}.template", parameters,
+                         derived)
         if not fields:
             _fail(f"{at}.template", "uses no parameter")
-        used.update(_FIELD.match(f).group(1) for f in fields)
-        _public_values(sub, parameters, at)  # template renders back to text
+        used.update(_reads(fields, derive))
+        # the template renders back to the text
+        _public_values(sub, parameters, at, derived_public)
         for language in _LANGUAGES:
             if language not in sub:
                 continue
@@ -221,13 +258,13 @@ def validate_spec(spec, where="spec"):
             for key in ("text", "template"):
                 if not (isinstance(other[key], str) and other[key]):
                     _fail(f"{where_other}.{key}", "must be a non-empty string")
-            if ({_FIELD.match(f).group(1) for f in _fields(
-                    other["template"], f"{where_other}.template", parameters)}
-                    != {_FIELD.match(f).group(1) for f in fields}):
+            if (_reads(_fields(other["template"], f"{where_other}.template",
+                               parameters, derived), derive)
+                    != _reads(fields, derive)):
                 _fail(f"{where_other}.template",
                       "must use the same parameters as the template")
             _public_values({**other, "count": sub["count"]}, parameters,
-                           where_other)
+                           where_other, derived_public)
     for name in parameters:
         if name not in used:
             _fail(f"{where}: parameters.{name}",
@@ -235,8 +272,37 @@ def validate_spec(spec, where="spec"):
     return spec
 
 
+def _reads(fields, derive):
+    """The parameters that template fields read (a derived value: its
+    function's arguments)."""
+    names = set()
+    for field in fields:
+        name = _FIELD.match(field).group(1)
+        names.update(_arguments(derive[name]) if name in derive else [name])
+    return names
+
+
+def _arguments(function):
+    return list(inspect.signature(function).parameters)
+
+
+def _derived(spec, values, where="spec"):
+    """{derived name: text} computed from ``values`` (list parameters)."""
+    out = {}
+    for name, function in spec.get("derive", {}).items():
+        text = function(**{arg: values[arg] for arg in _arguments(function)})
+        if not isinstance(text, str):
+            _fail(f"{where}: derived.{name}", f"must return text, not "
+                  f"{type(text).__name__}")
+        out[name] = text
+    return out
+
+
 def load_spec(path):
-    """Read and validate ``assignments/grading/NN_x.json``."""
+    """Read and validate ``assignments/grading/NN_x.json``.
+
+    The functions of its ``derived`` values come from ``NN_x.py`` beside it.
+    """
     path = Path(path)
     try:
         spec = json.loads(path.read_text(encoding="utf-8"))
@@ -246,10 +312,24 @@ def load_spec(path):
     except json.JSONDecodeError as err:
         raise ValueError(f"variant spec: {path.name}: not valid JSON "
                          f"({err})") from err
+    if isinstance(spec, dict) and "derive" in spec:
+        _fail(f"{path.name}: derive", "is set from the module beside the "
+              "spec, not in the JSON")
+    module = path.with_suffix(".py")
+    if isinstance(spec, dict) and spec.get("derived"):
+        if not module.is_file():
+            _fail(f"{path.name}: derived", f"needs {module.name} beside it")
+        loader = importlib.util.spec_from_file_location(
+            f"posenc_variant_{path.stem}", module)
+        code = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(code)
+        spec["derive"] = {name: getattr(code, name, None)
+                          for name in spec["derived"]
+                          if callable(getattr(code, name, None))}
     return validate_spec(spec, where=path.name)
 
 
-def _public_values(sub, parameters, at="substitution"):
+def _public_values(sub, parameters, at="substitution", derived=None):
     """{parameter: public value as text} read from ``sub['text']``.
 
     A list parameter's public value is its first choice; an int parameter's
@@ -262,6 +342,9 @@ def _public_values(sub, parameters, at="substitution"):
         if field is None:
             continue
         name, key = _FIELD.match(field).groups()
+        if derived is not None and name in derived:
+            pattern.append(re.escape(derived[name]))
+            continue
         group = f"g{len(groups)}"
         groups.append((group, name))
         choices = parameters[name]["choices"]
@@ -290,13 +373,24 @@ def public_values(spec):
     """{parameter: public value as text}, read from the substitutions."""
     validate_spec(spec)
     parameters = spec.get("parameters", {})
+    first = _first_choices(parameters)
+    derived = _derived(spec, first)
     values = {}
     for sub in spec.get("substitutions", []):
-        for name, value in _public_values(sub, parameters).items():
+        for name, value in _public_values(sub, parameters,
+                                          derived=derived).items():
             if values.setdefault(name, value) != value:
                 _fail(f"parameters.{name}", f"the public notebook "
                       f"uses two values, {values[name]!r} and {value!r}")
-    return values
+    # a parameter that only a derived value reads: its first choice
+    return {**first, **values}
+
+
+def _first_choices(parameters):
+    """{parameter: its first (public) choice} for the list parameters."""
+    return {name: p["choices"][0] if isinstance(p["choices"][0], dict)
+            else str(p["choices"][0]) for name, p in parameters.items()
+            if p["choices"] != "int"}
 
 
 def _check_seed(seed):
@@ -311,7 +405,8 @@ def draw_parameters(spec, seed):
     public = public_values(spec)
     parameters = spec.get("parameters", {})
     if seed is None:
-        return {name: public[name] for name in sorted(parameters)}
+        values = {name: public[name] for name in sorted(parameters)}
+        return {**values, **_derived(spec, values)}
     rng = np.random.default_rng(seed)
     values = {}
     for name in sorted(parameters):
@@ -328,7 +423,7 @@ def draw_parameters(spec, seed):
                       for c in param["choices"][1:]]
             value = others[int(rng.integers(len(others)))]
         values[name] = value
-    return values
+    return {**values, **_derived(spec, values)}
 
 
 def _cell_text(cell):
@@ -402,7 +497,11 @@ def make_variant(nb, spec, seed, language="en"):
     variant = copy.deepcopy(nb)
     if seed is None:
         return variant
-    values = draw_parameters(spec, seed)
+    return _render(variant, spec, draw_parameters(spec, seed))
+
+
+def _render(variant, spec, values):
+    """``variant`` (a copy) with the substitutions at ``values``."""
     replace = {s["text"]: s["template"].format(**values)
                for s in spec.get("substitutions", [])}
     pattern = _pattern(spec)
@@ -418,6 +517,28 @@ def make_variant(nb, spec, seed, language="en"):
                 cell["outputs"] = []
                 cell["execution_count"] = None
     return variant
+
+
+def every_choice(nb, spec):
+    """Variants of ``nb`` that together show every choice of every
+    parameter: one per choice other than the public one, the other
+    parameters at their public values. For what must hold for every
+    variant whatever its seed (every check message a variant's tests can
+    write has its translation, ``labels.py``)."""
+    validate_spec(spec)
+    check_counts(nb, spec)
+    public = draw_parameters(spec, None)
+    for name, param in sorted(spec.get("parameters", {}).items()):
+        if param["choices"] == "int":
+            continue
+        for choice in param["choices"][1:]:
+            values = {key: value for key, value in public.items()
+                      if key in spec["parameters"]}
+            values[name] = choice if isinstance(choice, dict) else str(choice)
+            values.update(_derived(spec, {
+                key: value for key, value in values.items()
+                if spec["parameters"][key]["choices"] != "int"}))
+            yield _render(copy.deepcopy(nb), spec, values)
 
 
 def new_seed():
@@ -444,7 +565,7 @@ def describe(spec, seed):
     _check_seed(seed)
     if seed is None:
         return ["public notebook (no variant)"]
-    public = public_values(spec)
+    public = draw_parameters(spec, None)
     values = draw_parameters(spec, seed)
     lines = [f"{variant_name(seed)}:"]
     lines += [f"  {name}: {public[name]} -> {values[name]}"
