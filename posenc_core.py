@@ -38,6 +38,14 @@ References
 .. [Heo2024] B. Heo, S. Park, D. Han, S. Yun, "Rotary Position Embedding
    for Vision Transformer", ECCV 2024, arXiv:2403.13298.
 .. [Simeoni2025] O. Simeoni et al., "DINOv3", arXiv:2508.10104, 2025.
+.. [Wang2024] P. Wang et al., "Qwen2-VL: Enhancing Vision-Language Model's
+   Perception of the World at Any Resolution", arXiv:2409.12191, 2024.
+.. [Bai2025] S. Bai et al., "Qwen2.5-VL Technical Report",
+   arXiv:2502.13923, 2025.
+.. [Bai2025b] S. Bai et al., "Qwen3-VL Technical Report", arXiv:2511.21631,
+   2025.
+.. [Wei2025] X. Wei et al., "VideoRoPE: What Makes for Good Video Rotary
+   Position Embedding?", ICML 2025, arXiv:2502.05173.
 """
 
 import functools
@@ -79,6 +87,9 @@ __all__ = [
     "augment_coordinates",
     "sample_coordinate_augmentation",
     "dinov3_rope_angles",
+    "mrope_position_ids",
+    "mrope_pair_axes",
+    "mrope_angles",
 ]
 
 #: Largest number of elements a result may have (2**27 float64 = 1 GiB).
@@ -2592,3 +2603,349 @@ def dinov3_rope_angles(coords, head_dim, *, base=100.0):
         angles = np.concatenate(
             [c[:, 0:1] * omega, c[:, 1:2] * omega], axis=1)
     return _finite_angles(angles, "coords times frequencies")
+
+
+_MROPE_VARIANTS = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
+_MROPE_NEXT_TEXT = ("largest", "spatial")
+_MROPE_LAYOUTS = ("chunked", "interleaved")
+_SEGMENT_WHAT = (
+    "a list of segments: an int n >= 0 or ('text', n) for n text tokens, "
+    "('image', (t, h, w)) or ('video', (t, h, w)) or ('video', (t, h, w), "
+    "seconds_per_grid) with patch grids t >= 1 and h, w multiples of "
+    "spatial_merge_size")
+
+
+def _mrope_segments(segments, merge):
+    """Normalised segments: ('text', n) or (kind, t, h, w, seconds)."""
+    items = None
+    if not isinstance(segments, (str, bytes, dict)):
+        try:
+            items = list(segments)
+        except TypeError:
+            pass
+    if items is None:
+        raise ValueError(f"segments must be {_SEGMENT_WHAT}, got {segments!r}")
+    out = []
+    for k, seg in enumerate(items):
+        bad = ValueError(
+            f"segments must be {_SEGMENT_WHAT}; segment {k} is {seg!r}")
+        if _is_int(seg):
+            seg = ("text", seg)
+        if (not isinstance(seg, (tuple, list)) or not seg
+                or not isinstance(seg[0], str)
+                or seg[0] not in ("text", "image", "video")):
+            raise bad
+        if seg[0] == "text":
+            if len(seg) != 2 or not _is_int(seg[1]) or seg[1] < 0:
+                raise bad
+            out.append(("text", int(seg[1])))
+            continue
+        if len(seg) not in (2, 3) or (seg[0] == "image" and len(seg) != 2):
+            raise bad
+        grid = seg[1]
+        if (not isinstance(grid, (tuple, list, np.ndarray))
+                or np.ndim(grid) != 1 or len(grid) != 3
+                or not all(_is_int(g) and g >= 1 for g in grid)):
+            raise bad
+        t, h, w = (int(g) for g in grid)
+        if h % merge or w % merge:
+            raise ValueError(
+                f"segments must be {_SEGMENT_WHAT}; segment {k} has h, w = "
+                f"{h}, {w}, not multiples of spatial_merge_size = {merge}")
+        seconds = 1.0
+        if len(seg) == 3:
+            seconds = _check_real(
+                "segments", seg[2], low=0.0, low_open=False,
+                what=f"{_SEGMENT_WHAT}; seconds_per_grid of segment {k} a "
+                     "finite number >= 0")
+        out.append((seg[0], t, h // merge, w // merge, seconds))
+    return out
+
+
+def mrope_position_ids(segments, *, spatial_merge_size=2,
+                       variant="qwen2-vl", tokens_per_second=4,
+                       next_text="largest"):
+    r"""M-RoPE position ids (time, height, width) of a prompt of text,
+    images and videos.
+
+    A text token takes the same id on all three axes, one more than the
+    token before. An image or video of patch grid :math:`(t, h, w)` is
+    merged into :math:`t \times (h/\mu) \times (w/\mu)` tokens
+    (:math:`\mu` = ``spatial_merge_size``), in (time, row, column) order;
+    with the block starting at :math:`s`, its token at (frame :math:`k`,
+    row :math:`y`, column :math:`x`) gets
+
+    .. math::
+
+        (\mathrm{pos}^t, \mathrm{pos}^h, \mathrm{pos}^w)
+        = (s + \tau(k),\ s + y,\ s + x),
+
+    and the text after it starts at :math:`s' = 1 + ` the largest id so
+    far ([Wang2024]_; Qwen's ``get_rope_index``), so an image
+    advances the count by :math:`\max(h, w)/\mu` whatever its area. The
+    temporal id :math:`\tau(k)` depends on the model:
+
+    ``"qwen2-vl"``: :math:`\tau(k) = k`, the index of the frame group
+        (two frames per group: ``temporal_patch_size = 2``).
+    ``"qwen2.5-vl"``: absolute time, :math:`\tau(k) =
+        \lfloor k\,\nu\,\Delta_{\mathrm{sec}} \rfloor` with
+        :math:`\nu` = ``tokens_per_second`` and :math:`\Delta_{\mathrm{sec}}`
+        the video's seconds per grid (``second_per_grid_ts``,
+        ``temporal_patch_size / fps``; 1 when not given) ([Bai2025]_);
+        images keep :math:`\tau = 0`.
+    ``"qwen3-vl"``: each video is split into its :math:`t` frame groups,
+        each placed like an image (:math:`\tau = 0`, its own start
+        :math:`s`), because Qwen3-VL's processor writes each group's time
+        stamp as text (``<1.0 seconds>``) before it ([Bai2025b]_): time is
+        read from those text tokens, not from the ids. Give the time
+        stamps as text segments between single-frame videos to reproduce a
+        real prompt; a video of :math:`t > 1` here places its groups back
+        to back.
+
+    As computed by transformers' ``get_rope_index`` of
+    ``Qwen2VLModel``, ``Qwen2_5_VLModel`` and ``Qwen3VLModel``
+    (``models/qwen2_vl/modeling_qwen2_vl.py`` etc., with
+    ``get_vision_position_ids``), for one sequence without padding.
+
+    Parameters
+    ----------
+    segments : list
+        In prompt order: an int ``n`` or ``("text", n)`` for ``n`` text
+        tokens (the vision start/end tokens around an image are text);
+        ``("image", (t, h, w))`` and ``("video", (t, h, w))`` with the
+        grid as ``image_grid_thw`` / ``video_grid_thw`` give it (patches
+        before merging; ``h`` and ``w`` multiples of
+        ``spatial_merge_size``), or ``("video", (t, h, w), seconds)``
+        with its ``second_per_grid_ts`` (Qwen2.5-VL only).
+    spatial_merge_size : int, optional
+        :math:`\mu`, 2 in all released Qwen-VL models.
+    variant : {"qwen2-vl", "qwen2.5-vl", "qwen3-vl"}, optional
+    tokens_per_second : float, optional
+        :math:`\nu` of Qwen2.5-VL (transformers' default 4); ignored by
+        the other variants.
+    next_text : {"largest", "spatial"}, optional
+        Where the text after an image or video starts. ``"largest"``:
+        one after the largest id so far, as the paper and Qwen's release
+        code (transformers 4.x) do. ``"spatial"``: :math:`s +
+        \max(h, w)/\mu`, as transformers 5 computes it (checked on
+        5.24.0: ``current_pos += max(grid_thw[1], grid_thw[2]) //
+        spatial_merge_size``). The two agree for images and for Qwen3-VL,
+        and differ for a Qwen2-VL video with more frame groups than
+        :math:`\max(h, w)/\mu`, and for a Qwen2.5-VL video whose time ids
+        pass :math:`s + \max(h, w)/\mu - 1`: there transformers 5 gives
+        the following text ids smaller than the video's last time ids.
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (3, n_tokens)
+        Rows :math:`\mathrm{pos}^t, \mathrm{pos}^h, \mathrm{pos}^w`. The
+        first token generated after the prompt continues at
+        ``ids.max() + 1`` on all three axes (transformers'
+        ``rope_deltas``).
+
+    Notes
+    -----
+    transformers multiplies :math:`k\,\nu\,\Delta_{\mathrm{sec}}` in
+    float32 (``second_per_grid_ts`` is a float32 tensor) before truncating;
+    this function multiplies in float64, which can differ by one where the
+    product is within float32 rounding of an integer.
+
+    Examples
+    --------
+    Two text tokens, a 4 x 6 patch image (2 x 3 tokens after merging),
+    one text token:
+
+    >>> mrope_position_ids([2, ("image", (1, 4, 6)), 1])
+    array([[0, 1, 2, 2, 2, 2, 2, 2, 5],
+           [0, 1, 2, 2, 2, 3, 3, 3, 5],
+           [0, 1, 2, 3, 4, 2, 3, 4, 5]])
+
+    Qwen2.5-VL's example (transformers PR 35569): 3 groups of 2 x 2
+    tokens, 25 ids per second, 2 seconds per group, then text at 101:
+
+    >>> ids = mrope_position_ids([("video", (3, 4, 4), 2.0), 2],
+    ...                          variant="qwen2.5-vl", tokens_per_second=25)
+    >>> ids[0]
+    array([  0,   0,   0,   0,  50,  50,  50,  50, 100, 100, 100, 100, 101,
+           102])
+    """
+    merge = _check_int("spatial_merge_size", spatial_merge_size, 1)
+    _check_choice("variant", variant, _MROPE_VARIANTS)
+    _check_choice("next_text", next_text, _MROPE_NEXT_TEXT)
+    nu = _check_real("tokens_per_second", tokens_per_second, low=0.0,
+                     low_open=False, what="a finite number >= 0")
+    segs = _mrope_segments(segments, merge)
+    total = 0
+    for seg in segs:
+        total += seg[1] if seg[0] == "text" else seg[1] * seg[2] * seg[3]
+    _check_size(3, total)  # before any work (and before the split below)
+    if variant == "qwen3-vl":
+        segs = [s for seg in segs for s in (
+            [seg] if seg[0] == "text" else [(seg[0], 1, *seg[2:])] * seg[1])]
+    parts, start = [], 0
+    for seg in segs:
+        if seg[0] == "text":
+            parts.append(np.broadcast_to(start + np.arange(seg[1]),
+                                         (3, seg[1])))
+            start += seg[1]
+            continue
+        kind, t, h, w, seconds = seg
+        k = np.arange(t, dtype=np.float64)
+        if variant == "qwen2.5-vl" and kind == "video":
+            with np.errstate(over="ignore", invalid="ignore"):
+                tau = np.floor(k * (nu * seconds))
+            if not np.all(np.isfinite(tau)) or tau.max() > 2.0**53:
+                raise ValueError(
+                    "tokens_per_second times seconds_per_grid is too large: "
+                    "the time ids overflow")
+        else:
+            tau = k
+        T, H, W = np.meshgrid(tau.astype(np.int64), np.arange(h),
+                              np.arange(w), indexing="ij")
+        block = start + np.stack([T.ravel(), H.ravel(), W.ravel()])
+        parts.append(block)
+        if next_text == "largest":
+            start = int(block.max()) + 1
+        else:
+            start += max(h, w)
+    if not parts:
+        return np.zeros((3, 0), dtype=np.int64)
+    return np.concatenate(parts, axis=1).astype(np.int64)
+
+
+def _mrope_section(section):
+    what = "a list of 3 integers >= 0 (pairs for time, height, width)"
+    items = None
+    if not isinstance(section, (str, bytes, dict)):
+        try:
+            items = list(section)
+        except TypeError:
+            pass
+    if (items is None or len(items) != 3
+            or not all(_is_int(s) and s >= 0 for s in items)
+            or sum(int(s) for s in items) == 0):
+        raise ValueError(
+            f"mrope_section must be {what} with a positive sum, got "
+            f"{section!r}")
+    return [int(s) for s in items]
+
+
+def mrope_pair_axes(mrope_section, *, layout="chunked"):
+    r"""Which axis (0 time, 1 height, 2 width) each rotated pair follows.
+
+    With ``mrope_section`` :math:`= (d_t, d_h, d_w)` pairs per axis,
+    :math:`d_t + d_h + d_w = d/2`, pair :math:`i` takes axis
+    :math:`\chi(i)`:
+
+    ``"chunked"`` (Qwen2-VL and Qwen2.5-VL, [Wang2024]_): consecutive
+        blocks, :math:`\chi(i) = 0` for :math:`i < d_t`, 1 for
+        :math:`d_t \le i < d_t + d_h`, 2 after
+        (transformers, ``Qwen2VLRotaryEmbedding.recomposition_frequencies``:
+        ``freq.split(mrope_section)``, chunk ``i % 3``). Since pair
+        :math:`i` has frequency :math:`b^{-2i/d}`, time gets the fastest
+        pairs and width the slowest: [16, 24, 24] gives time the 16
+        fastest of 64.
+    ``"interleaved"`` (Qwen3-VL, [Bai2025b]_): the axes take turns,
+        :math:`\chi(i) = 1` for :math:`i \equiv 1 \pmod 3,\ i < 3d_h`,
+        :math:`\chi(i) = 2` for :math:`i \equiv 2 \pmod 3,\ i < 3d_w`, and
+        time everywhere else (transformers,
+        ``Qwen3VLTextRotaryEmbedding.recomposition_frequencies``:
+        ``slice(offset, mrope_section[dim] * 3, 3)`` with offsets 1 and 2
+        over a table of time), so that every axis spans the whole
+        spectrum; [24, 20, 20] gives time pairs 0, 3, ..., 57 and the
+        last four, 60-63. The slices stop at :math:`d/2`: where
+        :math:`3d_h` or :math:`3d_w` passes it, the counts per axis are
+        not ``mrope_section``'s ([2, 3, 3] gives time 3 pairs, height 3,
+        width 2), in transformers as here.
+
+    VideoRoPE ([Wei2025]_) argues for the opposite of the chunked order:
+    time on the slowest pairs, where a long video does not wrap around.
+
+    Parameters
+    ----------
+    mrope_section : sequence of 3 ints
+        :math:`(d_t, d_h, d_w)`, each >= 0, as in the model's
+        ``rope_parameters["mrope_section"]``.
+    layout : {"chunked", "interleaved"}, optional
+
+    Returns
+    -------
+    axes : ndarray of int64, shape (d_t + d_h + d_w,)
+
+    Examples
+    --------
+    >>> mrope_pair_axes([2, 3, 3])
+    array([0, 0, 1, 1, 1, 2, 2, 2])
+    >>> mrope_pair_axes([2, 3, 3], layout="interleaved")
+    array([0, 1, 2, 0, 1, 2, 0, 1])
+    """
+    section = _mrope_section(mrope_section)
+    _check_choice("layout", layout, _MROPE_LAYOUTS)
+    n = sum(section)
+    _check_size(n)
+    if layout == "chunked":
+        return np.repeat(np.arange(3, dtype=np.int64), section)
+    axes = np.zeros(n, dtype=np.int64)
+    for axis, offset in ((1, 1), (2, 2)):
+        axes[offset:3 * section[axis]:3] = axis
+    return axes
+
+
+def mrope_angles(position_ids, head_dim, mrope_section, *, base=10000.0,
+                 layout="chunked"):
+    r"""M-RoPE's angles: each pair turns with its own axis's id.
+
+    .. math::
+
+        \phi_i = \mathrm{pos}^{\chi(i)}\,\omega_i, \qquad
+        \omega_i = b^{-2i/d},
+
+    with :math:`\chi(i)` from :func:`mrope_pair_axes` and
+    :math:`\mathrm{pos}^{0,1,2} = \mathrm{pos}^{t,h,w}` from
+    :func:`mrope_position_ids`: a text token, whose three ids are equal,
+    gets exactly 1-D RoPE. Apply with
+    ``apply_rope_angles(x, angles, layout="half")``: transformers'
+    Qwen-VL models rotate halves (``rotate_half``, the cos/sin tables
+    built as ``torch.cat((freq, freq), dim=-1)``).
+
+    Parameters
+    ----------
+    position_ids : array_like of int, shape (3, n)
+        Time, height and width ids (any finite reals are accepted).
+    head_dim : int
+        :math:`d`, a positive even integer equal to
+        ``2 * sum(mrope_section)``.
+    mrope_section : sequence of 3 ints
+    base : float, optional
+        :math:`b`, ``rope_theta``; transformers' defaults are 1e6 for
+        Qwen2-VL and Qwen2.5-VL and 5e5 for Qwen3-VL.
+    layout : {"chunked", "interleaved"}, optional
+
+    Returns
+    -------
+    angles : ndarray of float64, shape (n, head_dim // 2)
+
+    Examples
+    --------
+    >>> ids = mrope_position_ids([1, ("image", (1, 2, 4))])  # 1 x 2 tokens
+    >>> mrope_angles(ids, 8, [1, 1, 2])
+    array([[0.   , 0.   , 0.   , 0.   ],
+           [1.   , 0.1  , 0.01 , 0.001],
+           [1.   , 0.1  , 0.02 , 0.002]])
+    """
+    section = _mrope_section(mrope_section)
+    head_dim = _check_d("head_dim", head_dim)
+    if head_dim != 2 * sum(section):
+        raise ValueError(
+            f"head_dim must be 2 * sum(mrope_section) = {2 * sum(section)}, "
+            f"got {head_dim}")
+    axes = mrope_pair_axes(section, layout=layout)
+    what = "a 2-D array (3, n) of finite reals (time, height, width ids)"
+    pos = _float_array("position_ids", position_ids, what)
+    if pos.ndim != 2 or pos.shape[0] != 3:
+        raise ValueError(f"position_ids must be {what}, got shape {pos.shape}")
+    _check_size(pos.shape[1], head_dim // 2)
+    omega = rope_frequencies(head_dim, base=base)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = pos[axes].T * omega
+    return _finite_angles(angles, "position_ids times frequencies")

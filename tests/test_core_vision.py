@@ -217,3 +217,92 @@ def test_sample_coordinate_augmentation_is_seeded_and_off_by_default():
     # jitter is per axis, rescale one factor
     _, J, s = pc.sample_coordinate_augmentation(0, jitter=4.0, rescale=4.0)
     assert J[0] != J[1] and 0.25 <= min(J) <= max(J) <= 4.0
+
+
+# ---------------------------------------------------------------- M-RoPE
+
+
+def test_mrope_text_only_is_1d():
+    ids = pc.mrope_position_ids([3, ("text", 2)])
+    np.testing.assert_array_equal(ids, np.tile(np.arange(5), (3, 1)))
+    angles = pc.mrope_angles(ids, 16, [2, 3, 3], base=100.0)
+    np.testing.assert_allclose(
+        angles, np.arange(5)[:, None] * pc.rope_frequencies(16, base=100.0),
+        atol=1e-15)
+    assert pc.mrope_position_ids([]).shape == (3, 0)
+
+
+def test_mrope_image_block_and_next_text():
+    # transformers' docstring example: temporal 3, height 2, width 2 merged
+    ids = pc.mrope_position_ids([("video", (3, 4, 4))])
+    np.testing.assert_array_equal(ids[0], [0] * 4 + [1] * 4 + [2] * 4)
+    np.testing.assert_array_equal(ids[1], [0, 0, 1, 1] * 3)
+    np.testing.assert_array_equal(ids[2], [0, 1, 0, 1] * 3)
+    # a wide image: 1 x 3 merged tokens after 4 text, then text at 4 + 3
+    ids = pc.mrope_position_ids([4, ("image", (1, 2, 6)), 2])
+    np.testing.assert_array_equal(ids[:, 4:7], [[4, 4, 4], [4, 4, 4],
+                                                [4, 5, 6]])
+    np.testing.assert_array_equal(ids[:, 7:], [[7, 8]] * 3)
+
+
+def test_mrope_merge_size_counts_merged_tokens():
+    for merge in (1, 2, 4):
+        ids = pc.mrope_position_ids([("image", (1, 8, 4))],
+                                    spatial_merge_size=merge)
+        assert ids.shape[1] == 32 // merge**2
+        assert ids[1].max() == 8 // merge - 1
+        assert ids[2].max() == 4 // merge - 1
+    with pytest.raises(ValueError, match="spatial_merge_size"):
+        pc.mrope_position_ids([("image", (1, 3, 4))])
+
+
+def test_mrope_absolute_time_of_qwen25():
+    seg = [("video", (4, 2, 2), 0.5)]  # 1 token per group
+    ids = pc.mrope_position_ids(seg, variant="qwen2.5-vl",
+                                tokens_per_second=2)
+    np.testing.assert_array_equal(ids[0], [0, 1, 2, 3])
+    ids = pc.mrope_position_ids(seg, variant="qwen2.5-vl",
+                                tokens_per_second=3)
+    np.testing.assert_array_equal(ids[0], [0, 1, 3, 4])  # floor(1.5 k)
+    # Qwen2-VL ignores time; images are never scaled
+    np.testing.assert_array_equal(pc.mrope_position_ids(seg)[0],
+                                  [0, 1, 2, 3])
+    img = pc.mrope_position_ids([("image", (1, 4, 4))],
+                                variant="qwen2.5-vl", tokens_per_second=25)
+    np.testing.assert_array_equal(img[0], [0] * 4)
+
+
+def test_mrope_qwen3_splits_videos_into_frame_groups():
+    ids = pc.mrope_position_ids([("video", (2, 4, 2))], variant="qwen3-vl")
+    # each group of 2 x 1 tokens starts where the last ended + max(2, 1)
+    np.testing.assert_array_equal(ids, [[0, 0, 2, 2], [0, 1, 2, 3],
+                                        [0, 0, 2, 2]])
+    split = pc.mrope_position_ids([("video", (1, 4, 2)),
+                                   ("video", (1, 4, 2))], variant="qwen3-vl")
+    np.testing.assert_array_equal(ids, split)
+
+
+def test_mrope_pair_axes_layouts():
+    chunked = pc.mrope_pair_axes([16, 24, 24])
+    assert (chunked[:16] == 0).all() and (chunked[16:40] == 1).all()
+    assert (chunked[40:] == 2).all()  # width gets the slowest pairs
+    inter = pc.mrope_pair_axes([24, 20, 20], layout="interleaved")
+    assert np.bincount(inter).tolist() == [24, 20, 20]
+    np.testing.assert_array_equal(inter[:6], [0, 1, 2, 0, 1, 2])
+    np.testing.assert_array_equal(inter[60:], [0, 0, 0, 0])
+    # every axis spans the spectrum: its fastest and slowest pairs
+    for a in range(3):
+        assert np.flatnonzero(inter == a)[0] <= 2
+        assert np.flatnonzero(inter == a)[-1] >= 57
+
+
+def test_mrope_angles_follow_the_axes():
+    ids = np.array([[5, 5], [1, 2], [7, 3]])
+    omega = pc.rope_frequencies(8, base=10000.0)
+    got = pc.mrope_angles(ids, 8, [1, 1, 2])
+    np.testing.assert_allclose(got, [[5 * omega[0], 1 * omega[1],
+                                      7 * omega[2], 7 * omega[3]],
+                                     [5 * omega[0], 2 * omega[1],
+                                      3 * omega[2], 3 * omega[3]]])
+    with pytest.raises(ValueError, match="head_dim"):
+        pc.mrope_angles(ids, 10, [1, 1, 2])

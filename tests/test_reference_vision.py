@@ -304,3 +304,220 @@ def test_sampled_augmentation_has_dinov3_ranges():
     assert abs(scale.std() - np.log(2.0) / np.sqrt(3)) < 0.02
     # the two axes are drawn independently
     assert abs(np.corrcoef(jitter[:, 0], jitter[:, 1])[0, 1]) < 0.1
+
+
+# ------------------------------------------------------------------ M-RoPE
+# transformers 5.24.0's own get_rope_index and multimodal rotary
+# embeddings, on tiny random models (no weights, no hub).
+
+import transformers  # noqa: E402
+from transformers import (  # noqa: E402
+    Qwen2_5_VLConfig,
+    Qwen2VLConfig,
+    Qwen3VLConfig,
+)
+from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import (  # noqa: E402
+    Qwen2_5_VLModel,
+)
+from transformers.models.qwen2_vl.modeling_qwen2_vl import (  # noqa: E402
+    Qwen2VLModel,
+    Qwen2VLRotaryEmbedding,
+)
+from transformers.models.qwen3_vl.modeling_qwen3_vl import (  # noqa: E402
+    Qwen3VLModel,
+    Qwen3VLTextConfig,
+    Qwen3VLTextRotaryEmbedding,
+)
+
+
+def test_transformers_is_the_pinned_release():
+    assert transformers.__version__ == "5.24.0"
+
+
+def _text_config(section, theta, interleaved=False, head_dim=16):
+    rope = {"rope_type": "default", "rope_theta": theta,
+            "mrope_section": list(section)}
+    if interleaved:
+        rope["mrope_interleaved"] = True
+    return dict(hidden_size=2 * head_dim, intermediate_size=32,
+                num_hidden_layers=1, num_attention_heads=2,
+                num_key_value_heads=1, head_dim=head_dim, vocab_size=64,
+                bos_token_id=0, eos_token_id=1, pad_token_id=2,
+                rope_parameters=rope)
+
+
+@pytest.fixture(scope="module")
+def qwen_models():
+    torch.manual_seed(0)
+    vision = dict(depth=1, num_heads=2, spatial_merge_size=2, patch_size=2)
+    q2 = Qwen2VLModel(Qwen2VLConfig(
+        text_config=_text_config([2, 3, 3], 1e6),
+        vision_config=dict(vision, embed_dim=16, hidden_size=32,
+                           mlp_ratio=2)))
+    q25 = Qwen2_5_VLModel(Qwen2_5_VLConfig(
+        text_config=_text_config([2, 3, 3], 1e6),
+        vision_config=dict(vision, hidden_size=16, intermediate_size=32,
+                           out_hidden_size=32, tokens_per_second=25,
+                           fullatt_block_indexes=[0], window_size=8)))
+    q3 = Qwen3VLModel(Qwen3VLConfig(
+        text_config=_text_config([4, 2, 2], 5e5, interleaved=True),
+        vision_config=dict(vision, hidden_size=16, intermediate_size=32,
+                           out_hidden_size=32, deepstack_visual_indexes=[],
+                           num_position_embeddings=16)))
+    return {"qwen2-vl": q2, "qwen2.5-vl": q25, "qwen3-vl": q3}
+
+
+SECONDS = [0.25, 0.5, 1.0, 1.5, 2.0]  # exact in float32: no rounding ties
+
+
+def _random_prompt(rng, variant):
+    """Our segments, and the same prompt as transformers takes it."""
+    segments, types, images, videos, seconds = [], [], [], [], []
+    for _ in range(rng.integers(1, 7)):
+        kind = rng.choice(["text", "image", "video"], p=[0.4, 0.3, 0.3])
+        if kind == "text":
+            n = int(rng.integers(1, 6))
+            segments.append(n)
+            types += [0] * n
+            continue
+        # a vision block sits between <|vision_start|> and <|vision_end|>,
+        # text tokens (transformers groups token types, so two blocks with
+        # no text between would read as one)
+        segments.append(1)
+        types.append(0)
+        t = 1 if kind == "image" else int(rng.integers(1, 6))
+        h, w = (2 * int(v) for v in rng.integers(1, 5, size=2))
+        if kind == "image":
+            segments.append(("image", (t, h, w)))
+            images.append((t, h, w))
+            types += [1] * (t * h * w // 4)
+        elif variant == "qwen3-vl":
+            # Qwen3-VL's processor writes "<k seconds>" before each frame
+            # group: text between the groups of one video
+            videos.append((t, h, w))
+            for _ in range(t):
+                n = int(rng.integers(1, 4))
+                segments += [n, ("video", (1, h, w))]
+                types += [0] * n + [2] * (h * w // 4)
+        else:
+            s = float(rng.choice(SECONDS))
+            segments.append(("video", (t, h, w), s))
+            videos.append((t, h, w))
+            seconds.append(s)
+            types += [2] * (t * h * w // 4)
+        segments.append(1)
+        types.append(0)
+    return segments, types, images, videos, seconds
+
+
+def _hf_ids(model, variant, types, images, videos, seconds):
+    kw = {"input_ids": torch.zeros(1, len(types), dtype=torch.long),
+          "mm_token_type_ids": torch.tensor([types], dtype=torch.int32),
+          "image_grid_thw": torch.tensor(images) if images else None,
+          "video_grid_thw": torch.tensor(videos) if videos else None}
+    if variant == "qwen2.5-vl" and seconds:
+        kw["second_per_grid_ts"] = torch.tensor(seconds)
+    ids, deltas = model.get_rope_index(**kw)
+    return ids[:, 0].numpy(), int(deltas[0, 0])
+
+
+@pytest.mark.parametrize("variant", ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"])
+def test_mrope_ids_match_get_rope_index(qwen_models, variant):
+    rng = np.random.default_rng(["qwen2-vl", "qwen2.5-vl",
+                                 "qwen3-vl"].index(variant))
+    differ = 0
+    for _ in range(60):
+        segments, types, images, videos, seconds = _random_prompt(rng,
+                                                                  variant)
+        want, delta = _hf_ids(qwen_models[variant], variant, types, images,
+                              videos, seconds)
+        got = pc.mrope_position_ids(segments, variant=variant,
+                                    tokens_per_second=25,
+                                    next_text="spatial")
+        np.testing.assert_array_equal(got, want)
+        assert got.max() + 1 - got.shape[1] == delta  # rope_deltas
+        largest = pc.mrope_position_ids(segments, variant=variant,
+                                        tokens_per_second=25)
+        if variant == "qwen3-vl" or not videos:
+            np.testing.assert_array_equal(largest, want)
+        differ += not np.array_equal(largest, want)
+    if variant != "qwen3-vl":
+        assert differ > 0  # the random videos do reach the difference
+
+
+def test_mrope_largest_rule_matches_qwen_release_code():
+    # Qwen's get_rope_index as released with Qwen2-VL / Qwen2.5-VL
+    # (transformers 4.x: st_idx = llm_pos_ids_list[-1].max() + 1), worked
+    # by hand. Qwen2-VL, 2 text, a video of 4 frame groups of 1 x 1
+    # merged tokens, 1 text: time 2..5, text at 6 (transformers 5: 3).
+    ids = pc.mrope_position_ids([2, ("video", (4, 2, 2)), 1])
+    np.testing.assert_array_equal(ids, [[0, 1, 2, 3, 4, 5, 6],
+                                        [0, 1, 2, 2, 2, 2, 6],
+                                        [0, 1, 2, 2, 2, 2, 6]])
+    spatial = pc.mrope_position_ids([2, ("video", (4, 2, 2)), 1],
+                                    next_text="spatial")
+    assert spatial[0, -1] == 3
+    # Qwen2.5-VL's own example (huggingface/transformers PR 35569, by the
+    # Qwen team): 3 groups of 2 x 2, 25 ids per second, fps 1 and 2 frames
+    # a group (2 seconds), then text from 101
+    ids = pc.mrope_position_ids([("video", (3, 4, 4), 2.0), 5],
+                                variant="qwen2.5-vl", tokens_per_second=25)
+    np.testing.assert_array_equal(
+        ids[0], [0] * 4 + [50] * 4 + [100] * 4 + [101, 102, 103, 104, 105])
+    np.testing.assert_array_equal(ids[1, :12], [0, 0, 1, 1] * 3)
+    np.testing.assert_array_equal(ids[2, :12], [0, 1, 0, 1] * 3)
+
+
+@pytest.mark.parametrize("section, layout, cls, interleaved", [
+    ([2, 3, 3], "chunked", Qwen2VLRotaryEmbedding, False),
+    ([16, 24, 24], "chunked", Qwen2VLRotaryEmbedding, False),
+    ([4, 2, 2], "interleaved", Qwen3VLTextRotaryEmbedding, True),
+    ([24, 20, 20], "interleaved", Qwen3VLTextRotaryEmbedding, True),
+])
+def test_mrope_angles_match_the_rotary_embeddings(section, layout, cls,
+                                                  interleaved):
+    head_dim = 2 * sum(section)
+    theta = 1e6 if layout == "chunked" else 5e5
+    cfg = _text_config(section, theta, interleaved, head_dim)
+    config = (Qwen2VLConfig(text_config=cfg).text_config
+              if cls is Qwen2VLRotaryEmbedding else Qwen3VLTextConfig(**cfg))
+    rope = cls(config)
+    rng = np.random.default_rng(sum(section))
+    ids = rng.integers(0, 40, size=(3, 50))
+    cos, sin = rope(torch.zeros(1, dtype=torch.float32),
+                    torch.from_numpy(ids)[:, None, :])
+    angles = pc.mrope_angles(ids, head_dim, section, base=theta,
+                             layout=layout)
+    # half layout: the table twice; float32 angles of up to 40 radians
+    tol = 1e-6 * 40
+    np.testing.assert_allclose(np.tile(np.cos(angles), 2), cos[0].numpy(),
+                               atol=tol)
+    np.testing.assert_allclose(np.tile(np.sin(angles), 2), sin[0].numpy(),
+                               atol=tol)
+    other = "interleaved" if layout == "chunked" else "chunked"
+    assert not np.allclose(np.cos(pc.mrope_angles(
+        ids, head_dim, section, base=theta, layout=other)),
+        cos[0].numpy()[:, :head_dim // 2], atol=1e-3)
+
+
+def test_mrope_pair_axes_match_recomposition():
+    # transformers' recomposition_frequencies applied to a table whose
+    # entry on axis a is a: it returns the axis of each pair
+    for section, cls, interleaved in [([16, 24, 24], Qwen2VLRotaryEmbedding,
+                                       False),
+                                      ([24, 20, 20],
+                                       Qwen3VLTextRotaryEmbedding, True),
+                                      ([2, 3, 3], Qwen3VLTextRotaryEmbedding,
+                                       True)]:
+        cfg = _text_config(section, 1e4, interleaved, 2 * sum(section))
+        config = (Qwen2VLConfig(text_config=cfg).text_config
+                  if cls is Qwen2VLRotaryEmbedding
+                  else Qwen3VLTextConfig(**cfg))
+        rope = cls(config)
+        table = torch.arange(3.0)[:, None, None, None].expand(
+            3, 1, 1, sum(section)).clone()
+        axes = rope.recomposition_frequencies(table)[0, 0, :sum(section)]
+        layout = "interleaved" if interleaved else "chunked"
+        np.testing.assert_array_equal(pc.mrope_pair_axes(section,
+                                                         layout=layout),
+                                      axes.numpy().astype(int))

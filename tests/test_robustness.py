@@ -514,6 +514,63 @@ def ref_sample_coordinate_augmentation(rng, shift=None, jitter=None,
 
 
 
+def ref_mrope_position_ids(segments, spatial_merge_size=2,
+                           variant="qwen2-vl", tokens_per_second=4,
+                           next_text="largest"):
+    m, rows, start = int(spatial_merge_size), [], 0
+    blocks = []
+    for seg in segments:
+        if isinstance(seg, (int, np.integer)):
+            seg = ("text", seg)
+        if seg[0] == "text":
+            blocks.append(("text", int(seg[1]), None))
+            continue
+        t, h, w = (int(g) for g in seg[1])
+        sec = _f(seg[2]) if len(seg) == 3 else 1.0
+        if variant == "qwen3-vl":
+            blocks += [(seg[0], (1, h, w), sec)] * t
+        else:
+            blocks.append((seg[0], (t, h, w), sec))
+    for kind, size, sec in blocks:
+        if kind == "text":
+            for k in range(size):
+                rows.append((start + k,) * 3)
+            start += size
+            continue
+        t, h, w = size[0], size[1] // m, size[2] // m
+        block = []
+        for k in range(t):
+            tau = (math.floor(k * (_f(tokens_per_second) * sec))
+                   if variant == "qwen2.5-vl" and kind == "video" else k)
+            for y in range(h):
+                for x in range(w):
+                    block.append((start + tau, start + y, start + x))
+        rows += block
+        start = (max(max(r) for r in block) + 1 if next_text == "largest"
+                 else start + max(h, w))
+    return np.array(rows, dtype=np.int64).reshape(-1, 3).T
+
+
+def ref_mrope_pair_axes(mrope_section, layout="chunked"):
+    dt, dh, dw = (int(v) for v in mrope_section)
+    n = dt + dh + dw
+    if layout == "chunked":
+        return np.array([0] * dt + [1] * dh + [2] * dw, dtype=np.int64)
+    return np.array([1 if i % 3 == 1 and i < 3 * dh else
+                     2 if i % 3 == 2 and i < 3 * dw else 0
+                     for i in range(n)], dtype=np.int64)
+
+
+def ref_mrope_angles(position_ids, head_dim, mrope_section, base=10000.0,
+                     layout="chunked"):
+    ids = np.asarray(position_ids, dtype=np.float64)
+    axes = ref_mrope_pair_axes(mrope_section, layout)
+    om = ref_frequencies(int(head_dim), base)
+    return np.array([[ids[axes[i], t] * om[i] for i in range(len(axes))]
+                     for t in range(ids.shape[1])]).reshape(-1, len(axes))
+
+
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -847,6 +904,51 @@ def sample_aug_kw(draw):
 
 
 
+@st.composite
+def mrope_ids_kw(draw):
+    merge = int(draw(ints(1, 3)))
+    variant = draw(st.sampled_from(["qwen2-vl", "qwen2.5-vl", "qwen3-vl"]))
+    segs = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["int", "text", "image", "video"]))
+        if kind in ("int", "text"):
+            n = draw(ints(0, 4))
+            segs.append(n if kind == "int" else ("text", n))
+            continue
+        grid = (draw(st.integers(1, 3)) if kind == "video" else 1,
+                merge * draw(st.integers(1, 3)), merge * draw(st.integers(1, 3)))
+        grid = draw(st.sampled_from([grid, list(grid)]))
+        if kind == "video" and draw(st.booleans()):
+            segs.append(("video", grid, draw(reals(0.0, 4.0))))
+        else:
+            segs.append((kind, grid))
+    return {"segments": segs, "spatial_merge_size": merge,
+            "variant": variant, "tokens_per_second": draw(reals(0.0, 50.0)),
+            "next_text": draw(st.sampled_from(["largest", "spatial"]))}
+
+
+@st.composite
+def mrope_section_kw(draw):
+    sec = draw(st.lists(st.integers(0, 8), min_size=3, max_size=3).filter(
+        lambda v: sum(v) > 0))
+    return {"mrope_section": draw(st.sampled_from([sec, tuple(sec)])),
+            "layout": draw(st.sampled_from(["chunked", "interleaved"]))}
+
+
+@st.composite
+def mrope_angles_kw(draw):
+    kw = draw(mrope_section_kw())
+    n = draw(st.integers(0, 5))
+    ids = draw(st.lists(st.integers(0, 10**5), min_size=3 * n,
+                        max_size=3 * n)).copy()
+    ids = np.asarray(ids, dtype=np.int64).reshape(3, n)
+    return {"position_ids": draw(st.sampled_from([ids, ids.astype(float)])),
+            "head_dim": 2 * sum(kw["mrope_section"]),
+            "mrope_section": kw["mrope_section"], "base": draw(bases),
+            "layout": kw["layout"]}
+
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -886,6 +988,9 @@ VALID = {
     "augment_coordinates": augment_kw(),
     "sample_coordinate_augmentation": sample_aug_kw(),
     "dinov3_rope_angles": axial_kw(),
+    "mrope_position_ids": mrope_ids_kw(),
+    "mrope_pair_axes": mrope_section_kw(),
+    "mrope_angles": mrope_angles_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1030,6 +1135,11 @@ BAD_SCALING_ATTENTION = [
 ]
 
 
+BAD_SECTION = [None, "abc", 3, {}, np.array(2), [1, 2], [1, 2, 3, 4],
+               [-1, 2, 3], [1.5, 2, 3], [0, 0, 0], [True, 1, 1],
+               np.array([1.0, 2.0, 3.0]), [[1], [2], [3]]]
+
+
 BAD_COORDS = [None, "abc", 1.0, NAN, [1.0, 2.0], [[1.0, 2.0, 3.0]],
               [[NAN, 0.0]], [[INF, 1.0]], [[True, False]], [["a", "b"]],
               [[1j, 0]], [[1], [1, 2]], {}, object(), np.zeros((2, 2, 2))]
@@ -1143,6 +1253,30 @@ BAD = {
         "rescale": [*BAD_REAL[1:], 0.99, 0, -2]},
     "dinov3_rope_angles": {"coords": BAD_COORDS,
                            "head_dim": [*BAD_EVEN, 2, 6], "base": BAD_BASE},
+    "mrope_position_ids": {
+        "segments": [None, "abc", 3, 2.5, {}, object(), np.array(3),
+                     [-1], [2.5], [True], [("text",)], [("text", -1)],
+                     [("text", 1.5)], [("audio", 3)], [(b"text", 2)],
+                     [np.array(["text"])], [[]], [("image",)],
+                     [("image", (1, 3, 4))], [("image", (0, 2, 2))],
+                     [("image", (1, 2))], [("image", (1, 2, 2), 1.0)],
+                     [("image", "122")], [("image", (1.0, 2, 2))],
+                     [("video", (1, 2, 2), -1.0)], [("video", (1, 2, 2), NAN)],
+                     [("video", (1, 2, 2), INF)], [("video", (1, 2, 2), "1")],
+                     [("video", (1, 2, 2), 1.0, 2)],
+                     [("video", np.ones((3, 1), dtype=int))]],
+        "spatial_merge_size": [*BAD_COUNT, 0, 3],
+        "variant": [*BAD_LAYOUT, "qwen2_vl", "Qwen2-VL"],
+        "tokens_per_second": [*BAD_REAL, -1.0],
+        "next_text": [*BAD_LAYOUT, "max"]},
+    "mrope_pair_axes": {"mrope_section": BAD_SECTION,
+                        "layout": [*BAD_LAYOUT, "half"]},
+    "mrope_angles": {
+        "position_ids": [*BAD_ARRAY, [[1, 2]], np.zeros((2, 3)),
+                         np.zeros((3, 2, 2)), np.zeros(3)],
+        "head_dim": [*BAD_EVEN, 10, 4],
+        "mrope_section": BAD_SECTION + [[2, 2, 2]],
+        "base": BAD_BASE, "layout": [*BAD_LAYOUT, "half"]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1190,6 +1324,12 @@ BASE_CALL = {
     "sample_coordinate_augmentation": {"rng": 0, "shift": 0.1, "jitter": 2.0,
                                        "rescale": 2.0},
     "dinov3_rope_angles": {"coords": [[0.0, 1.0], [2.0, 3.5]], "head_dim": 8},
+    "mrope_position_ids": {"segments": [2, ("image", (1, 4, 2)),
+                                        ("video", (2, 2, 2), 0.5), 1],
+                           "variant": "qwen2.5-vl"},
+    "mrope_pair_axes": {"mrope_section": [1, 1, 2]},
+    "mrope_angles": {"position_ids": [[0, 1, 2], [0, 1, 1], [0, 1, 5]],
+                     "head_dim": 8, "mrope_section": [1, 1, 2]},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1339,6 +1479,10 @@ OVERFLOW = [
                            "freqs": [[[1e200, 1e200]]]}, "coords"),
     ("augment_coordinates", {"coords": [[1e308, 0.0]], "jitter": [10.0, 1.0]},
      "coords"),
+    ("mrope_position_ids", {"segments": [("video", (3, 2, 2), 10.0)],
+                            "variant": "qwen2.5-vl",
+                            "tokens_per_second": 1e308},
+     "tokens_per_second"),
 ]
 
 
@@ -1405,6 +1549,14 @@ HUGE = [
     ("normalized_patch_coordinates", {"height": 2**14, "width": 2**14}),
     ("augment_coordinates", {"coords": _view((2**27, 2))}),
     ("dinov3_rope_angles", {"coords": _view((2**20, 2)), "head_dim": 2**10}),
+    ("mrope_position_ids", {"segments": [("image", (1, 2**15, 2**15))],
+                            "spatial_merge_size": 1}),
+    ("mrope_position_ids", {"segments": [10**30]}),
+    ("mrope_position_ids", {"segments": [("video", (10**12, 2, 2))],
+                            "variant": "qwen3-vl"}),
+    ("mrope_pair_axes", {"mrope_section": [2**27, 0, 1]}),
+    ("mrope_angles", {"position_ids": _view((3, 2**21)), "head_dim": 2**8,
+                      "mrope_section": [2**6, 2**5, 2**5]}),
 ]
 
 
