@@ -692,7 +692,10 @@ def run_experiment(cfg, out, *, overwrite=False, progress=True, jobs=1):
     return results
 
 
-def _run_parallel(cfg, todo, jobs, bar, finished):
+def _run_parallel(cfg, todo, jobs, bar, finished, worker=None):
+    """Run ``worker(cfg, *key, queue)`` for every key of ``todo`` in
+    ``jobs`` processes (``worker``: this module's :func:`_worker` unless
+    given, e.g. :mod:`posenc_lab.vision`'s; a module-level function)."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from queue import Empty
@@ -701,7 +704,8 @@ def _run_parallel(cfg, todo, jobs, bar, finished):
     with ctx.Manager() as manager, ProcessPoolExecutor(
             jobs, mp_context=ctx) as pool:
         queue = manager.Queue()
-        pending = {pool.submit(_worker, cfg, *key, queue) for key in todo}
+        pending = {pool.submit(worker or _worker, cfg, *key, queue)
+                   for key in todo}
         bar.set_description(f"{len(todo)} runs, {jobs} at a time")
         while pending:
             done, pending = wait(pending, timeout=0.5,

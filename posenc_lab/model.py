@@ -108,16 +108,23 @@ def rope_rotations(n, head_dim, *, base=10000.0, layout="interleaved",
 
 
 class Attention(nn.Module):
-    """Causal multi-head self-attention with an optional score bias."""
+    """Multi-head self-attention with an optional score bias.
 
-    def __init__(self, d_model, n_heads):
+    Causal by default (chapter 8); ``causal=False`` lets every token see
+    every other, as in a vision Transformer (:mod:`posenc_lab.vision`).
+    ``rotate`` (a function of ``(B, H, n, d_k)`` tensors) rotates queries
+    and keys when the rotation is not one matrix per position (2-D RoPE).
+    """
+
+    def __init__(self, d_model, n_heads, *, causal=True):
         super().__init__()
         self.n_heads, self.head_dim = n_heads, d_model // n_heads
+        self.causal = bool(causal)
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
         self.out = nn.Linear(d_model, d_model, bias=False)
 
     def forward(self, x, *, rotations=None, bias=None, logit_scale=1.0,
-                attention_fn=None, query_scale=None):
+                attention_fn=None, query_scale=None, rotate=None):
         B, n, _ = x.shape
         q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
         q, k, v = (t.view(B, n, self.n_heads, self.head_dim).transpose(1, 2)
@@ -135,20 +142,27 @@ class Attention(nn.Module):
         if rotations is not None:                          # RoPE
             q = torch.einsum("bhnd,nde->bhne", q, rotations)
             k = torch.einsum("bhnd,nde->bhne", k, rotations)
+        if rotate is not None:                             # 2-D RoPE
+            q, k = rotate(q), rotate(k)
         S = q @ k.transpose(-2, -1) * (logit_scale / math.sqrt(self.head_dim))
         if bias is not None:                               # ALiBi, T5
             S = S + bias
-        causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
-        A = S.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+        if self.causal:
+            causal = torch.ones(n, n, dtype=torch.bool,
+                                device=x.device).tril()
+            S = S.masked_fill(~causal, float("-inf"))
+        A = S.softmax(dim=-1)
         y = (A @ v).transpose(1, 2).reshape(B, n, -1)
         return self.out(y)
 
 
 class Block(nn.Module):
-    def __init__(self, d_model, n_heads):
+    """A pre-LayerNorm block: attention, then an MLP, each residual."""
+
+    def __init__(self, d_model, n_heads, *, causal=True):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.attn = Attention(d_model, n_heads)
+        self.attn = Attention(d_model, n_heads, causal=causal)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(),
                                  nn.Linear(4 * d_model, d_model))
 
