@@ -19,6 +19,11 @@ experiment
     :func:`~posenc_lab.experiment.run_experiment`,
     :func:`~posenc_lab.experiment.run_one`,
     :func:`~posenc_lab.experiment.summarize`.
+vision
+    Chapter 9's experiment, zoom versus canvas: a small vision Transformer
+    (:class:`~posenc_lab.vision.VisionTransformer`, the same blocks without
+    the causal mask) on handwritten digits with eight 2-D position
+    methods; ``python -m posenc_lab.vision --out DIR``.
 """
 
 from .model import METHODS, TinyTransformer, rope_rotations
