@@ -112,6 +112,7 @@ __all__ = [
     "config_from",
     "config_from_json",
     "canvas_images",
+    "collect_results",
     "evaluate",
     "grid_coordinates",
     "load_digits",
@@ -722,7 +723,46 @@ def run_experiment(cfg, out, *, overwrite=False, progress=True, jobs=1):
     results["runs"].sort(key=lambda r: order[r["method"], r["seed"]])
     results["wall_time_s"] = round(time.perf_counter() - start, 1)
     results["load_average_end"] = _ex._load()
+    results["complete"] = True
     results["summary"] = summarize(results["runs"])
+    _ex.write_json(out / "results.json", results)
+    return results
+
+
+def collect_results(cfg, out):
+    """``out``/results.json from the runs an interrupted (or still
+    running) experiment has finished, ``out/runs/*.json``.
+
+    The same layout as :func:`run_experiment`'s, with ``"complete"``
+    False if runs of ``cfg`` are missing (``"missing"`` lists them),
+    ``wall_time_s`` None (unknown) and the summary over the runs there.
+    """
+    import json
+
+    cfg.check()
+    out = Path(out)
+    todo = [(method, seed) for seed in cfg.seeds for method in cfg.methods]
+    found = {}
+    for path in sorted((out / "runs").glob("*.json")):
+        run = json.loads(path.read_text())
+        found[run["method"], run["seed"]] = run
+    runs = [found[key] for key in todo if key in found]
+    if not runs:
+        raise ValueError(f"out must hold finished runs in {out / 'runs'}, "
+                         f"found none of the {len(todo)} runs of cfg")
+    env = _ex.environment(cfg)
+    results = {"schema": SCHEMA, "config": asdict(cfg), "environment": env,
+               "load_average_start": None, "load_average_during": [],
+               "data": {"file": "posenc_lab/data/digits.csv.gz",
+                        "sha256": DIGITS_SHA256,
+                        "train_images": len(load_digits()[0]) - TEST_DIGITS,
+                        "test_images": cfg.eval_examples},
+               "runs": runs, "wall_time_s": None,
+               "load_average_end": _ex._load(),
+               "complete": len(runs) == len(todo),
+               "missing": [f"{m}-seed{k}" for m, k in todo
+                           if (m, k) not in found],
+               "summary": summarize(runs)}
     _ex.write_json(out / "results.json", results)
     return results
 
@@ -791,14 +831,24 @@ def main(argv=None):
                     help="runs side by side in worker processes (default 2, "
                          "or 1 on one core; the numbers do not depend on it)")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--collect", action="store_true",
+                    help="train nothing: write OUT/results.json from the "
+                         "runs in OUT/runs (an interrupted experiment), "
+                         "marked incomplete if some are missing")
     args = ap.parse_args(argv)
     changes = {k: v for k, v in vars(args).items()
                if k not in ("out", "overwrite", "preset", "seeds", "jobs",
-                            "no_progress")}
+                            "no_progress", "collect")}
     if args.seeds is not None:
         changes["seeds"] = tuple(range(args.seeds))
     try:
         cfg = config_from(args.preset, **changes)
+        if args.collect:
+            results = collect_results(cfg, args.out)
+            print(f"wrote {args.out}/results.json ({len(results['runs'])} "
+                  f"runs, {len(results['missing'])} missing)",
+                  file=sys.stderr)
+            return
         results = run_experiment(cfg, args.out, overwrite=args.overwrite,
                                  progress=not args.no_progress, jobs=args.jobs)
     except ValueError as err:

@@ -384,3 +384,21 @@ def test_load_results_finds_the_committed_files():
     assert v.load_results("quick")["schema"] == v.SCHEMA
     with pytest.raises(ValueError, match="name"):
         v.load_results("nowhere")
+
+
+def test_collect_results_of_an_interrupted_run(tmp_path):
+    out = tmp_path / "q"
+    args = ["--preset", "quick", "--methods", "none,sincos", "--seeds", "2",
+            "--steps", "2", "--eval-sizes", "12", "--jobs", "1",
+            "--no-progress"]
+    v.main(args + ["--out", str(out)])
+    whole = json.loads((out / "results.json").read_text())
+    assert whole["complete"] is True
+    (out / "runs" / "sincos-seed1.json").unlink()
+    v.main(args + ["--out", str(out), "--collect"])
+    part = json.loads((out / "results.json").read_text())
+    assert part["complete"] is False and part["missing"] == ["sincos-seed1"]
+    assert part["runs"] == whole["runs"][:3]  # seed 0 of both, then none 1
+    assert part["summary"] == v.summarize(whole["runs"][:3])
+    with pytest.raises(ValueError, match="out"):
+        v.collect_results(v.PRESETS["quick"], tmp_path / "empty")
