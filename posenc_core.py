@@ -2495,8 +2495,9 @@ def sample_coordinate_augmentation(rng, *, shift=None, jitter=None,
     a log-uniform stretch per axis in :math:`[1/J_{\max}, J_{\max}]` and
     one log-uniform scale in :math:`[1/\eta_{\max}, \eta_{\max}]`. An
     augmentation given as None is off (its identity value is returned;
-    DINOv3's default for all three; its ViT-7B recipe sets
-    ``rescale_coords: 2`` only). Pass the
+    DINOv3's default for all three; its training recipes in
+    ``dinov3/configs/train/``, the ViT-7B's and the distilled ViT-L's, set
+    ``rescale_coords: 2`` and leave shift and jitter off). Pass the
     result to :func:`augment_coordinates`.
 
     Parameters
@@ -2574,7 +2575,8 @@ def dinov3_rope_angles(coords, head_dim, *, base=100.0):
     (coordinates in (-1, 1) turn the fastest pair by at most one full turn
     across the image), and the pairs are halves, not neighbours. DINOv3
     also offers ``min_period``/``max_period`` instead of ``base`` (periods
-    geometric from one to the other); its released models use base 100.
+    geometric from one to the other); all its configurations
+    (``dinov3/configs``) use base 100.
 
     Parameters
     ----------
@@ -2692,12 +2694,13 @@ def mrope_position_ids(segments, *, spatial_merge_size=2,
         :math:`\nu` = ``tokens_per_second`` and :math:`\Delta_{\mathrm{sec}}`
         the video's seconds per grid (``second_per_grid_ts``,
         ``temporal_patch_size / fps``; 1 when not given) ([Bai2025]_);
-        images keep :math:`\tau = 0`.
+        images keep :math:`\tau(k) = k` (their :math:`t` is 1).
     ``"qwen3-vl"``: each video is split into its :math:`t` frame groups,
-        each placed like an image (:math:`\tau = 0`, its own start
-        :math:`s`), because Qwen3-VL's processor writes each group's time
-        stamp as text (``<1.0 seconds>``) before it ([Bai2025b]_): time is
-        read from those text tokens, not from the ids. Give the time
+        each placed like a one-frame image (:math:`\tau = 0`, its own
+        start :math:`s`; images are not split), because Qwen3-VL's
+        processor writes each group's time stamp as text
+        (``<1.0 seconds>``) before it ([Bai2025b]_): time is read from
+        those text tokens, not from the ids. Give the time
         stamps as text segments between single-frame videos to reproduce a
         real prompt; a video of :math:`t > 1` here places its groups back
         to back.
@@ -2781,7 +2784,7 @@ def mrope_position_ids(segments, *, spatial_merge_size=2,
     _check_size(3, total)  # before any work (and before the split below)
     if variant == "qwen3-vl":
         segs = [s for seg in segs for s in (
-            [seg] if seg[0] == "text" else [(seg[0], 1, *seg[2:])] * seg[1])]
+            [seg] if seg[0] != "video" else [(seg[0], 1, *seg[2:])] * seg[1])]
     parts, start = [], 0
     for seg in segs:
         if seg[0] == "text":

@@ -270,6 +270,10 @@ def test_mrope_absolute_time_of_qwen25():
     img = pc.mrope_position_ids([("image", (1, 4, 4))],
                                 variant="qwen2.5-vl", tokens_per_second=25)
     np.testing.assert_array_equal(img[0], [0] * 4)
+    # (an image grid of two frame groups is counted 0, 1 as in Qwen2-VL)
+    img = pc.mrope_position_ids([("image", (2, 2, 2))],
+                                variant="qwen2.5-vl", tokens_per_second=25)
+    np.testing.assert_array_equal(img[0], [0, 1])
 
 
 def test_mrope_qwen3_splits_videos_into_frame_groups():

@@ -527,7 +527,7 @@ def ref_mrope_position_ids(segments, spatial_merge_size=2,
             continue
         t, h, w = (int(g) for g in seg[1])
         sec = _f(seg[2]) if len(seg) == 3 else 1.0
-        if variant == "qwen3-vl":
+        if variant == "qwen3-vl" and seg[0] == "video":
             blocks += [(seg[0], (1, h, w), sec)] * t
         else:
             blocks.append((seg[0], (t, h, w), sec))

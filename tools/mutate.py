@@ -67,6 +67,7 @@ I18N = "tools/i18n.py"
 I18N_TESTS = "tests/test_i18n.py"
 EXT = "_ext/posenc_widgets.py"
 EXT_TESTS = "tests/test_ext.py"
+V9 = ["tests/test_core_vision.py", "tests/test_reference_vision.py"]
 
 MUTANTS = [
     # ---------------------------------------------------- posenc_core.py
@@ -198,6 +199,66 @@ MUTANTS = [
       [("minus_distance = 0.0 - np.abs(relative_positions(n))",
         "minus_distance = 0.0 + np.abs(relative_positions(n))")],
       [*CORE, "tests/test_ch05_relative.py"]),
+    # ---- chapter 9: 2-D and 3-D positions
+    m("sincos-2d-axes-swapped", "sincos_2d_encoding: MAE's first half "
+      "from the row", PC,
+      [("blocks = [np.sin(ax), np.cos(ax), np.sin(ay), np.cos(ay)]",
+        "blocks = [np.sin(ay), np.cos(ay), np.sin(ax), np.cos(ax)]")],
+      V9),
+    m("axial-row-first", "rope_axial_angles: the row on the first half "
+      "(DINOv3's order in rope-vit's scheme)", PC,
+      [("[c[:, 1:2] * omega, c[:, 0:1] * omega]",
+        "[c[:, 0:1] * omega, c[:, 1:2] * omega]")], V9),
+    m("axial-exponent-1d", "rope-vit's and DINOv3's frequencies spaced "
+      "as 1-D RoPE's, base**(-2j/d)", PC,
+      [("return base ** (-4.0 * j / head_dim)",
+        "return base ** (-2.0 * j / head_dim)")], V9),
+    m("mixed-no-quarter-turn", "rope_mixed_frequencies: the second half "
+      "along the head's direction, not at right angles", PC,
+      [("omega * np.cos(psi + np.pi / 2)", "omega * np.cos(psi)"),
+       ("omega * np.sin(psi + np.pi / 2)", "omega * np.sin(psi)")], V9),
+    m("dinov3-no-two-pi", "dinov3_rope_angles: periods read as "
+      "frequencies (no 2 pi)", PC,
+      [("omega = 2.0 * np.pi * _axial_frequencies(head_dim, base)",
+        "omega = _axial_frequencies(head_dim, base)")], V9),
+    m("coords-corner", "normalized_patch_coordinates: patch corners, not "
+      "centres", PC,
+      [("np.stack([2.0 * (r + 0.5) / sh - 1.0, 2.0 * (c + 0.5) / sw - 1.0],",
+        "np.stack([2.0 * r / sh - 1.0, 2.0 * c / sw - 1.0],")], V9),
+    m("augment-shift-last", "augment_coordinates: shift after the "
+      "stretch", PC,
+      [("out = s * (j * (c + d))", "out = s * (j * c) + d")], V9),
+    m("rope-angles-sign", "apply_rope_angles: rotation the wrong way", PC,
+      [("y1 = x1 * cos - x2 * sin", "y1 = x1 * cos + x2 * sin"),
+       ("y2 = x2 * cos + x1 * sin", "y2 = x2 * cos - x1 * sin")], V9),
+    m("mrope-merge-off-by-one", "mrope_position_ids: one column too many "
+      "in the merged grid", PC,
+      [("out.append((seg[0], t, h // merge, w // merge, seconds))",
+        "out.append((seg[0], t, h // merge, w // merge + 1, seconds))")],
+      V9),
+    m("mrope-next-text-overlaps", "mrope_position_ids: the text after an "
+      "image starts at the largest id, not one after", PC,
+      [("start = int(block.max()) + 1", "start = int(block.max())")], V9),
+    m("mrope-spatial-counts-time", "mrope_position_ids, next_text="
+      "'spatial': the advance counts the frame groups", PC,
+      [("start += max(h, w)", "start += max(t, h, w)")], V9),
+    m("mrope-images-timed", "mrope_position_ids: Qwen2.5-VL scales an "
+      "image's time id too", PC,
+      [('if variant == "qwen2.5-vl" and kind == "video":',
+        'if variant == "qwen2.5-vl":')], V9),
+    m("mrope-qwen3-unsplit", "mrope_position_ids: Qwen3-VL's videos kept "
+      "whole", PC,
+      [('    if variant == "qwen3-vl":\n        segs = [s for seg in segs',
+        '    if False:\n        segs = [s for seg in segs')], V9),
+    m("mrope-interleave-offsets", "mrope_pair_axes: Qwen3-VL's height and "
+      "width offsets swapped", PC,
+      [("for axis, offset in ((1, 1), (2, 2)):",
+        "for axis, offset in ((1, 2), (2, 1)):")], V9),
+    m("mrope-chunks-reversed", "mrope_pair_axes: width on the fastest "
+      "pairs, time on the slowest", PC,
+      [("return np.repeat(np.arange(3, dtype=np.int64), section)",
+        "return np.repeat(np.arange(3, dtype=np.int64)[::-1], "
+        "section[::-1])")], V9),
     # --------------------------------------- posenc_lab (issue 29)
     m("lab-torch-seed-constant", "run_one seeds torch with 0 for every seed "
       "(the 'mean over seeds' would measure batch order only)", LAB_EXP,
