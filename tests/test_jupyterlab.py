@@ -1,31 +1,37 @@
-"""The learner's path: a chapter opened in a real JupyterLab (issue 25).
+"""The learner's path: the notebooks opened in a real JupyterLab (issue 25).
 
-Starts ``jupyter lab`` on a free port, without a token, on a temporary copy
-of chapter 2, and drives it with Debian's chromium through Playwright (never
-``playwright install``). It checks that the notebook opens unmodified (its
-stored kernel metadata is what JupyterLab writes), that the stored slider
-cell says to run it instead of "Error displaying widget: model not found",
-that jupyterlab-myst renders the markdown (math typeset, no raw MyST roles
-or directives), that after running the notebook a slider moved with the
-keyboard redraws the figure in the page (the HTML book's renderer,
-``posenc_plots.jupyter``), and that the notebook, saved and reopened
-without its kernel, says again in the slider cell to run it instead of
-"Error displaying widget: model not found". Several more notebooks are only opened, not
-run (chapter 5, the Chinese chapter 6, chapter 8 without training, and a
-released assignment): each opens unmodified, its exercises are rendered
-boxes, its solutions folded (``tools/fold_solutions.py``), its citations
-and references rendered (as jupyterlab-myst renders them: see the README)
-rather than raw, and its figures shown at their natural size, not
-stretched. In chapter 8 a ``%%solution`` cell, run in JupyterLab, says it
-is not run by Run All instead of running. Like tests/test_browser.py, a missing browser
-fails with ``CI`` or ``POSENC_REQUIRE_BROWSER`` set and skips loudly
-otherwise.
+Starts ``jupyter lab`` on a free port, without a token, on the learner
+notebooks as ``scripts/book.sh`` writes them (``tools/learner_notebooks.py``,
+both languages, into a temporary folder), and drives it with Debian's
+chromium through Playwright (never ``playwright install``). It checks that
+chapter 2 opens unmodified (its stored kernel metadata is what JupyterLab
+writes), that the stored slider cell says to run it instead of "Error
+displaying widget: model not found", that jupyterlab-myst renders the
+markdown (math typeset, no raw MyST roles or directives), that after
+running the notebook a slider moved with the keyboard redraws the figure in
+the page (the HTML book's renderer, ``posenc_plots.jupyter``), and that the
+notebook, saved and reopened without its kernel, says again in the slider
+cell to run it instead of "Error displaying widget: model not found".
+Several more notebooks are only opened, not run (chapters 5, 6 and 7, the
+Chinese chapter 6, chapter 8 without training, and a released assignment):
+each opens unmodified, its exercises are rendered boxes, its solutions
+folded (``tools/fold_solutions.py``), no MyST shown raw and no citation or
+reference "Not Found", and its figures shown at their natural size, not
+stretched. In chapters 2, 6, 7 and the Chinese 6, what JupyterLab renders
+is compared with the built HTML book of the same edition: every
+citation's text, in order; every reference to a figure, equation, section,
+exercise or chapter, its text and target; the numbers of equations,
+figures (under each, its caption), exercises and sections; and chapter 7's
+link to chapter 6, clicked, opens it. In chapter 8 a ``%%solution`` cell,
+run in JupyterLab, says it is not run by Run All instead of running. Like
+tests/test_browser.py, a missing browser fails with ``CI`` or
+``POSENC_REQUIRE_BROWSER`` set and skips loudly otherwise.
 """
 
 import json
 import os
+import posixpath
 import re
-import shutil
 import sys
 import tempfile
 import urllib.request
@@ -34,14 +40,23 @@ from pathlib import Path
 
 import pytest
 from lab_server import jupyterlab as serve_lab
+from test_browser import build_zh_html
+from test_learner_notebooks import html_facts, html_page, squash
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTER = "02_sinusoidal_formula.ipynb"
-#: Opened and read, not run: (path served, where it comes from). The
-#: Chinese chapter 6 is translated with its stored outputs as build-zh
-#: translates them; the assignment is released as tools/teaching does.
-OPENED = ["05_relative_position.ipynb", "zh/06_rope.ipynb",
-          "08_train_short_test_long.ipynb", "assignment/04_binary_counter.ipynb"]
+CHAPTER = "learn/en/chapters/02_sinusoidal_formula.ipynb"
+#: Opened and read, not run. The learner notebooks as scripts/book.sh
+#: writes them: learn/en from the sources, learn/zh from the Chinese tree
+#: with its stored outputs translated (build-zh, as the tests' build does);
+#: the assignment is released as tools/teaching does.
+OPENED = ["learn/en/chapters/05_relative_position.ipynb",
+          "learn/en/chapters/06_rope.ipynb",
+          "learn/en/chapters/07_context_extension.ipynb",
+          "learn/zh/chapters/06_rope.ipynb",
+          "learn/en/chapters/08_train_short_test_long.ipynb",
+          "assignment/04_binary_counter.ipynb"]
+#: Compared with the HTML book (chapter 2 in the page that runs it).
+COMPARED = [CHAPTER] + OPENED[1:4]
 REQUIRE = bool(os.environ.get("CI") or os.environ.get("POSENC_REQUIRE_BROWSER"))
 #: JupyterLab and its kernel start slowly on a loaded 2-core machine.
 TIMEOUT = 240_000  # ms
@@ -69,32 +84,25 @@ def lab():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "nb").mkdir()
-        shutil.copy(ROOT / "chapters" / CHAPTER, tmp / "nb" / CHAPTER)
-        serve_opened(tmp / "nb")
+        serve_opened(tmp / "nb", tmp / "zh_src")
         # a server that does not start raises, with the end of its log
         with serve_lab(tmp / "nb", tmp / "state",
                        timeout=TIMEOUT / 1000) as url:
             yield url, tmp / "nb"
 
 
-def serve_opened(folder):
-    """Write the notebooks of ``OPENED`` into ``folder``."""
+def serve_opened(folder, zh_src):
+    """Write the learner notebooks of both editions and the assignment of
+    ``OPENED`` into ``folder`` (``zh_src``: a folder for build-zh)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import i18n
-    import nbformat
+    import learner_notebooks
     from teaching.release import with_kernel_metadata
 
-    for name in OPENED:
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-    for name in OPENED:
-        if "/" not in name:
-            shutil.copy(ROOT / "chapters" / name, folder / name)
-    chapter = "chapters/06_rope.ipynb"
-    zh = i18n.translate_notebook(nbformat.read(ROOT / chapter, as_version=4),
-                                 i18n.po_path_of(chapter, ROOT),
-                                 translate_outputs=True)
-    nbformat.write(zh, folder / "zh" / "06_rope.ipynb")
-    (folder / "zh" / ".posenc-lang").write_text("zh_CN\n")
+    learner_notebooks.write_learner_book(folder / "learn" / "en", ROOT)
+    i18n.build_zh(zh_src, ROOT, clear_outputs=False)
+    learner_notebooks.write_learner_book(folder / "learn" / "zh", zh_src)
+    (folder / "assignment").mkdir()
     source = (ROOT / "assignments" / "source" / "04_binary_counter"
               / "04_binary_counter.ipynb").read_text(encoding="utf-8")
     (folder / "assignment" / "04_binary_counter.ipynb").write_text(
@@ -226,23 +234,14 @@ def assert_reads_as_the_book(page, nb, name):
     for index in folded:
         first = "".join(nb["cells"][index]["source"]).split("\n")[0].strip()
         assert bars[index] in (first, f"{first} ", ""), (name, index)
-    # citations rendered, one group per role of the cells not folded
-    cites = len(re.findall(r"\{cite:[pt]\}`", markdown_source(nb, folded)))
-    assert cites, name
-    wait_count(page, f"{NOTEBOOK} .cite-group", cites)
-    # an equation referenced in its own notebook is a link to it
-    labels = set(re.findall(r"^:label: (eq-\S+)", source, re.M))
-    for label in set(re.findall(r"\{eq\}`([^`]+)`",
-                                markdown_source(nb, folded))) & labels:
-        assert page.locator(f"{NOTEBOOK} a[href='#{label}']").count(), label
-    # a link to another chapter or page opens its file in JupyterLab
-    targets = re.findall(r"\[\]\(([^)#]+)\)", markdown_source(nb, folded))
-    links = page.eval_on_selector_all(
-        f"{NOTEBOOK} .jp-MarkdownCell a[href*='/files/']",
-        "els => els.map(a => [a.textContent, new URL(a.href).pathname])")
-    for target in set(targets):
-        assert any(text == target and href.endswith("/" + target.split("/")[-1])
-                   for text, href in links), (name, target, links[:5])
+    # citations and references written out (tools/learner_notebooks.py),
+    # none that jupyterlab-myst could not resolve
+    assert "{cite" not in source and "{numref}" not in source, name
+    assert page.locator(f"{NOTEBOOK} .cite-group").count() == 0, name
+    for what in ("Citation Not Found", "Cross Reference Not Found"):
+        assert page.locator(f"{NOTEBOOK} [title='{what}']").count() == 0, (
+            name, what)
+    assert page.locator(f"{NOTEBOOK} a[href*='references.ipynb']").count()
     # figures at their natural size: never enlarged, and those that fit
     # shown at exactly their size (a wider one is scaled to the column)
     images = page.eval_on_selector_all(
@@ -372,13 +371,138 @@ def test_opened_notebook_reads_as_the_book(opened, request):
         assert "model not found" not in notebook_text(page)
         return
     assert_reads_as_the_book(page, nb, name)
-    if name.startswith("zh/"):
+    if name.startswith("learn/zh/"):
         text = markdown_text(page)
         assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 3000
         assert "练习" in text
 
 
+@pytest.fixture(scope="module")
+def html_books(book_html):
+    """The built HTML book of each edition (conftest's, the Chinese one
+    built as tests/test_browser.py builds it)."""
+    zh = book_html / "zh"
+    if not (zh / "index.html").is_file():
+        build_zh_html(zh)
+    return {"en": book_html, "zh": zh}
+
+
+def lab_facts(page, name):
+    """What JupyterLab shows of the notebook ``name``: the markdown's text,
+    its links ``(text, (page relative to the notebook, fragment))``, the
+    numbers of the equations by label, the figures' captions by label,
+    the exercises' and sections' headings."""
+    folder = posixpath.dirname(name)
+    text = squash(markdown_text(page))
+    links = set()
+    for content, href in page.eval_on_selector_all(
+            f"{NOTEBOOK} .jp-MarkdownCell a[href]",
+            "els => els.map(a => [a.textContent, a.getAttribute('href')])"):
+        if href.startswith("#"):
+            links.add((squash(content), ("", href[1:])))
+        elif "/files/" in href:
+            path = href.split("/files/", 1)[1]
+            path, fragment = path.split("?")[0], href.partition("#")[2]
+            rel = posixpath.relpath(path, folder)
+            links.add((squash(content), (rel.removesuffix(".ipynb"),
+                                          fragment)))
+    tags = page.evaluate("""(sel) => Object.fromEntries([...document
+        .querySelectorAll(sel + ' .jp-MarkdownCell [id]')].map(e => [e.id,
+        e.querySelector('.katex-html .tag')?.textContent ?? null,
+        ]))""", NOTEBOOK)
+    # a caption's math as "$" (KaTeX here, MathJax's source in the HTML)
+    captions = page.evaluate("""(sel) => Object.fromEntries([...document
+        .querySelectorAll(sel + ' .jp-MarkdownCell [id^="fig-"]')].map(e => {
+          const copy = e.cloneNode(true);
+          copy.querySelectorAll('.katex').forEach(k => k.replaceWith('$'));
+          return [e.id, copy.textContent];
+        }))""", NOTEBOOK)
+    exercises = page.eval_on_selector_all(
+        f"{NOTEBOOK} aside.myst-exercise[id]",
+        "els => els.map(e => e.innerText.split('\\n')[0])")
+    sections = page.eval_on_selector_all(
+        f"{NOTEBOOK} .jp-MarkdownCell :is(h1, h2)",
+        "els => els.map(e => e.textContent)")
+    return text, links, tags, captions, exercises, sections
+
+
+def assert_as_in_the_html(page, name, html_books):
+    """Citations, references and numbers as the HTML book of the same
+    edition shows them (what the HTML folds into a solution is folded
+    here too, so it is left out)."""
+    edition = name.split("/")[1]
+    doc = name.split("/", 2)[2]
+    article = html_page(html_books[edition], doc)
+    cites, refs, equations, figures, exercises, sections = html_facts(
+        article, folded=False)
+    text, links, tags, captions, lab_exercises, lab_sections = lab_facts(
+        page, name)
+    # every citation, with the HTML's text, in the HTML's order
+    assert cites, name
+    at = 0
+    for cite, _ in cites:
+        found = text.find(cite, at)
+        assert found >= 0, (name, cite, text[at:at + 300])
+        at = found + len(cite)
+    # every reference to a figure, equation, section, exercise or page:
+    # its text, and a link to the same place
+    assert refs, name
+    for ref in refs:
+        assert ref in links, (name, ref, sorted(
+            link for link in links if link[1] == ref[1]))
+    assert any(target[0] and not target[0].startswith("..")
+               for _, target in refs), (name, "no link to another chapter")
+    # equation numbers, figure numbers with their captions
+    assert equations, name
+    for label, number in equations.items():
+        assert tags.get(label) == number, (name, label, tags.get(label))
+    assert figures, name
+    for fig in article.select("figure[id]"):
+        if fig["id"] not in figures:
+            continue
+        caption = fig.select_one(".caption-text")
+        for note in caption.select(".posenc-note"):
+            note.decompose()
+        math = re.sub(r"\\\(.*?\\\)", "$", caption.get_text())
+        want = squash(f"{figures[fig['id']]} {math}")
+        assert squash(captions.get(fig["id"], "")) == want, (name, fig["id"])
+    # exercises numbered as in the HTML (the word is jupyterlab-myst's own,
+    # "Exercise" in both editions: README), sections too
+    numbers = [re.search(r"\d+[a-z]?\.\d+", e).group(0) for e in exercises]
+    assert [re.search(r"\d+[a-z]?\.\d+", e).group(0)
+            for e in lab_exercises] == numbers, name
+    if edition == "en":
+        assert all(lab.startswith(want) for lab, want in
+                   zip(lab_exercises, exercises, strict=True)), name
+    assert [re.match(r"\S+", s).group(0) for s in lab_sections] == \
+        sections, name
+
+
+def test_chapter_2_as_in_the_html(page, html_books):
+    assert_as_in_the_html(page, CHAPTER, html_books)
+
+
+def test_opened_notebook_as_in_the_html(opened, request, html_books):
+    page, _ = opened
+    name = request.node.callspec.params["opened"]
+    if name not in COMPARED:
+        return  # chapters 5 and 8, the assignment: read above
+    assert_as_in_the_html(page, name, html_books)
+
+
 @pytest.mark.parametrize("opened", [OPENED[2]], indirect=True)
+def test_link_to_another_chapter_opens_it(opened):
+    """Chapter 7's link to chapter 6, clicked, opens chapter 6."""
+    page, _ = opened
+    link = page.locator(f"{NOTEBOOK} .jp-MarkdownCell a",
+                        has_text="Rotary position embedding (RoPE)").first
+    assert "06_rope.ipynb" in link.get_attribute("href")
+    link.click()
+    page.wait_for_function("""() => window.jupyterapp.shell.currentWidget
+        ?.context?.path === 'learn/en/chapters/06_rope.ipynb'""")
+
+
+@pytest.mark.parametrize("opened", [OPENED[4]], indirect=True)
 def test_chapter_8_solutions_do_not_run_in_jupyterlab(opened):
     # Chapter 8's %%solution cells: Run All in JupyterLab does not run
     # them (nor train again). Run the imports, then one solution, as Run

@@ -68,15 +68,19 @@ def html_page(html, doc):
     return soup.select_one("article")
 
 
-def html_facts(article):
+def html_facts(article, folded=True):
     """What the HTML shows: citations and references in the order of the
-    page, numbers of equations, figures, exercises and sections."""
+    page, numbers of equations, figures, exercises and sections. Without
+    ``folded``, only what is outside the (folded) solutions."""
+    def shown(el):
+        return folded or el.find_parent(class_="solution") is None
+
     cites = [(squash(s.get_text()),
               [squash(htmllib.unescape(a.get("title", "")))
                for a in s.select("a")])
-             for s in article.select("span.bibtex-citation")]
+             for s in article.select("span.bibtex-citation") if shown(s)]
     refs = []
-    for a in article.select("a.reference.internal"):
+    for a in filter(shown, article.select("a.reference.internal")):
         href = a.get("href", "")
         span = a.find("span", class_=["std-numref", "std-ref", "std-doc"])
         if span is None and "#equation-" not in href:
@@ -89,10 +93,10 @@ def html_facts(article):
         refs.append((squash(a.get_text()), target))
     equations = {e.find("a")["href"].removeprefix("#equation-"):
                  squash(e.get_text()).rstrip("#")
-                 for e in article.select("span.eqno")}
+                 for e in article.select("span.eqno") if shown(e)}
     figures = {f["id"]: squash(f.select_one(".caption-number").get_text())
                for f in article.select("figure[id]")
-               if f.select_one(".caption-number")}
+               if f.select_one(".caption-number") and shown(f)}
     exercises = [squash(t.get_text()) for t in article.select(
         "div.exercise > p.admonition-title > span.caption-number")]
     sections = [squash(h.get_text()) for h in article.select(
