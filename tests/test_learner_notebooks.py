@@ -204,3 +204,21 @@ def test_unknown_label_and_key_are_errors():
     # a role shown as code stays as it is
     assert learner.resolve_markdown(book, "`{cite:p}`", "chapters/06_rope") \
         == "`{cite:p}`"
+
+
+def test_math_and_figure_directives_are_indexed():
+    """A ``{math}`` equation and a ``{figure}`` directive (no chapter uses
+    them yet) are numbered and resolved like the dollar math and the code
+    cells' figures, and the equation gets its number."""
+    book = learner.Book(ROOT)
+    text = ("```{math}\n:label: eq-test-x\nx = 1\n```\n\n"
+            ":::{figure} a.png\n:name: fig-test-y\n\nA caption.\n:::\n")
+    numbers = {"equation": "6.99", "figure": "6.98"}
+    book._index_markdown("chapters/06_rope", text, numbers.get)
+    assert book.targets["fig-test-y"].title == "A caption."
+    assert "\\tag{6.99}\n```" in learner.number_equations(book, text)
+    assert learner.resolve_markdown(
+        book, "{numref}`fig-test-y`, {eq}`eq-test-x`",
+        "chapters/07_context_extension") == (
+        "[Fig. 6.98](06_rope.ipynb#fig-test-y), "
+        "[(6.99)](06_rope.ipynb#eq-test-x)")

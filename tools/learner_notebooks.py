@@ -75,6 +75,16 @@ DISPLAY_MATH = re.compile(
 FENCE = re.compile(r"^(`{3,}|:{3,})\{([a-z-]+)\}[^\n]*\n(.*?)^\1[ \t]*$",
                    re.S | re.M)
 OPTION_LABEL = re.compile(r"^:label:[ \t]*(\S+)", re.M)
+OPTION_NAME = re.compile(r"^:name:[ \t]*(\S+)", re.M)
+
+
+def _directive_caption(m) -> str:
+    """A figure's caption or a table's title: the directive's argument for
+    a table, the body's last paragraph after the options for a figure."""
+    if m.group(2) != "figure":
+        return m.group(0).split("\n", 1)[0].split("}", 1)[1].strip()
+    body = re.sub(r"^:[a-z-]+:.*\n", "", m.group(3), flags=re.M).strip()
+    return body.split("\n\n")[0].strip()
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 
 
@@ -198,7 +208,8 @@ class Book:
         docname = doc.rsplit(".", 1)[0]
         chapter = self.numbers.chapter_number(docname)
         nb, cells = doc_cells(self.source, doc)
-        counters = {"section": 0, "figure": 0, "equation": 0, "exercise": 0}
+        counters = {"section": 0, "figure": 0, "table": 0, "equation": 0,
+                    "exercise": 0}
         self.figures[doc] = []
         self.exercises[doc] = []
 
@@ -229,6 +240,14 @@ class Book:
             if m.group(4):
                 events.append((m.start(), "equation", m.group(4), ""))
         for m in FENCE.finditer(text):
+            name = OPTION_NAME.search(m.group(3))
+            label = OPTION_LABEL.search(m.group(3))
+            if m.group(2) == "math" and label:
+                events.append((m.start(), "equation", label.group(1), ""))
+            elif m.group(2) in ("figure", "table", "list-table") and name:
+                kind = "figure" if m.group(2) == "figure" else "table"
+                events.append((m.start(), kind, name.group(1),
+                               _directive_caption(m)))
             if m.group(2) == "exercise":
                 label = OPTION_LABEL.search(m.group(3))
                 nonumber = ":nonumber:" in m.group(3)
@@ -266,6 +285,9 @@ class Book:
             elif kind == "equation":
                 self.targets[label] = Target(docname, "equation",
                                              number("equation"), "", label)
+            elif kind in ("figure", "table"):
+                self.targets[label] = Target(docname, kind, number(kind),
+                                             extra, label)
             elif kind == "exercise":
                 if extra == "nonumber":
                     continue
@@ -464,7 +486,16 @@ def number_equations(book: Book, text: str) -> str:
         return (f"{indent}$${body.rstrip()}\n{closing}\\tag{{{number}}}\n"
                 f"{closing}$$ ({label})")
 
-    return DISPLAY_MATH.sub(tag, text)
+    def directive(m):
+        label = OPTION_LABEL.search(m.group(3))
+        if m.group(2) != "math" or not label:
+            return m.group(0)
+        number = book.targets[label.group(1)].number
+        body = m.group(3).rstrip("\n")
+        head = m.group(0)[:m.start(3) - m.start(0)]
+        return f"{head}{body}\n\\tag{{{number}}}\n{m.group(1)}"
+
+    return FENCE.sub(directive, DISPLAY_MATH.sub(tag, text))
 
 
 def bibliography_markdown(book: Book) -> str:
