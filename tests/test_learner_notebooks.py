@@ -185,6 +185,14 @@ def test_every_chapter_of_the_toc_is_written(tmp_path):
         text = "\n".join(c.source for c in ours.cells
                          if c.cell_type == "markdown")
         assert not learner.ROLE.search(text), doc
+    # the Chinese tree's figures speak Chinese (posenc_plots reads the
+    # kernel's folder)
+    zh = tmp_path / "zh_src"
+    i18n.build_zh(zh, ROOT, clear_outputs=False)
+    learner.write_learner_book(tmp_path / "learn-zh", zh)
+    assert (tmp_path / "learn-zh" / "chapters" / ".posenc-lang").read_text() \
+        == "zh_CN\n"
+    assert not (tmp_path / "learn" / "chapters" / ".posenc-lang").exists()
     # a second run replaces the first; a foreign folder is refused
     learner.write_learner_book(tmp_path / "learn", ROOT)
     (tmp_path / "other").mkdir()

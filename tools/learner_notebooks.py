@@ -20,9 +20,9 @@ every one of them is written out as the HTML book shows it:
   per chapter in the order of the page): "Fig. 6.1", "(6.3)", "Exercise
   4.3", with Sphinx's own words for them in the edition's language
   ("图 6.1", "练习 4.3");
-* references to a section by its title, to a chapter or page by its title
-  (``[](06_rope.ipynb)``, ``{doc}``), linking to the notebook and, for a
-  label, to the place in it;
+* references to a section by its title, to an exercise by its number, to
+  a chapter or page by its title (``[](06_rope.ipynb)``, ``{doc}``): links
+  that open that notebook, the label as the link's fragment;
 * each figure's caption, numbered, in a markdown cell under its figure;
   each equation and exercise numbered as in the HTML (a front matter
   ``numbering: enumerator: "6.%s"`` in the first cell, which jupyterlab-myst
