@@ -113,6 +113,9 @@ def learner_facts(book, doc):
     for cell in source.cells:
         if cell.cell_type == "markdown":
             learner.resolve_markdown(book, cell.source, docname, record)
+        figure = (cell.metadata.get("mystnb") or {}).get("figure") or {}
+        if cell.cell_type == "code" and figure.get("caption"):
+            learner.resolve_markdown(book, figure["caption"], docname, record)
     cites, refs = [], []
     for kind, markdown in record:
         links = LINK.findall(markdown)

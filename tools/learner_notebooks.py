@@ -546,7 +546,9 @@ def learner_notebook(book: Book, doc: str) -> nbformat.NotebookNode:
         cells_out.append(cell)
         if index in captions:
             name, num = captions[index]
-            caption = book.targets[name].title
+            # a caption may cite and refer, as the prose does
+            caption = resolve_markdown(book, book.targets[name].title,
+                                       docname)
             word = book.words["figure"] % num
             note = nbformat.v4.new_markdown_cell(
                 f"({name})=\n**{word}** {caption}",
