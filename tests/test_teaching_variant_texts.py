@@ -126,6 +126,17 @@ def expect_08(v, zh):
     return have, gone
 
 
+def expect_10(v, zh):
+    k = _k(v)
+    omega = pc.partial_rope_frequencies(256, 0.25, base=1e6 ** (k / 2),
+                                        convention="proportional")
+    longest = 2 * np.pi / omega[omega > 0].min()
+    text = f"{round(longest, 2 - int(np.floor(np.log10(longest)))):,.0f}"
+    return ([f"{text} 个位置" if zh else f"{text} positions"],
+            ["约为 178 个位置" if zh else "about 178 positions",
+             "58,500"])
+
+
 EXPECT = {name: globals()[f"expect_{name[:2]}"] for name in discover()}
 
 

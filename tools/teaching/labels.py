@@ -142,6 +142,8 @@ def messages(nb):
                     texts.append(node.args[2])
                 elif name.endswith("Error") and node.args:
                     texts.append(node.args[0])
+                # a test's own helper names what it checks as what=...
+                texts += [k.value for k in node.keywords if k.arg == "what"]
             for text in texts:
                 template = _template(text)
                 if template and re.search(r"[A-Za-z]{2}",
