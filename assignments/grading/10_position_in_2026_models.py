@@ -45,8 +45,10 @@ def answer_en(exponent):
         f"{_n(f['a'])} positions")
     if f["cycles"] >= 20:
         head += (f", so it turns some {_n(f['cycles'])} times over 131,072 "
-                 "tokens: no\nrotating pair tells far positions apart, and "
-                 "the global layer matches\nfar keys by content alone.")
+                 "tokens: no\nrotating pair alone tells far positions apart "
+                 "(only the combination of\ntheir phases does, and it can "
+                 "nearly repeat), and the 96 position-free\npairs match far "
+                 "keys by content alone.")
     elif f["cycles"] >= 1:
         head += (f", so it turns only some {_n(f['cycles'])} times over "
                  "131,072 tokens: the\nslowest rotating pairs still tell far "
@@ -66,9 +68,10 @@ def answer_en(exponent):
         f"positions, far beyond their window of 512\nkeys: only "
         f"{f['turning']} pairs complete a turn within the window, the "
         "others\nmeasure offsets inside it. Order and short distances come "
-        "from the\nsliding layers (and the causal mask); beyond 512 tokens "
-        "distance reaches\nthe model only through the global layer's "
-        "rotating pairs.")
+        "from the\nsliding layers (and the causal mask); beyond 512 tokens, "
+        "position reaches\nthe model only through the global layer's "
+        "rotating pairs and what the causal\nmask lets it infer (Haviv et "
+        "al., 2022, arXiv:2203.16634).")
 
 
 def answer_zh(exponent):
@@ -79,7 +82,8 @@ def answer_zh(exponent):
         f"位置。旋转的维度对中最慢的一对波长约为 {_n(f['a'])} 个位置")
     if f["cycles"] >= 20:
         head += (f"，所以它在 131,072 个词元内约转 {_n(f['cycles'])} 圈：没有"
-                 "哪一对旋转的维度对能区分远处的位置，全局层只凭内容匹配远处的键。")
+                 "哪一对旋转的维度对能单独区分远处的位置（只有它们相位的组合才能，而这种"
+                 "组合可能近乎重复），96 个不携带位置的维度对只凭内容匹配远处的键。")
     elif f["cycles"] >= 1:
         head += (f"，所以它在 131,072 个词元内只转约 {_n(f['cycles'])} 圈："
                  "最慢的旋转维度对仍能粗略地区分远处的位置。")
@@ -94,7 +98,8 @@ def answer_zh(exponent):
         f"以底数 10,000 旋转全部 128 对；最长波长约为 {_n(f['c'])} 个位置，远超"
         f"它们 512 个键的窗口：只有 {f['turning']} 对在窗口内转满一圈，其余的"
         "维度对度量窗口内的偏移。顺序和短距离来自滑动窗口层（以及因果掩码）；"
-        "超过 512 个词元的距离只能通过全局层中旋转的维度对到达模型。")
+        "超过 512 个词元的位置信息只能通过全局层中旋转的维度对，以及因果掩码能让"
+        "模型推断出的东西，到达模型（Haviv 等人，2022，arXiv:2203.16634）。")
 
 
 def grading_en(exponent):
