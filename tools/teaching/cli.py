@@ -118,9 +118,10 @@ def main(argv=None):
     names = _names(getattr(args, "assignment", None), args.source)
     available = discover(args.source)
     if args.command == "list":
+        width = max(map(len, names), default=0)
         for name in names:
             auto, manual, _ = points(available[name])
-            print(f"{name:24} {auto:g} + {manual:g} points  "
+            print(f"{name:{width}} {auto:g} + {manual:g} points  "
                   f"{title(available[name])}")
         return 0
     if args.command == "release":
