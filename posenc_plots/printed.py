@@ -444,6 +444,23 @@ _table("08_train_short_test_long", {
              "seeds; trained on n_copy ≤ 8."),
 })
 
+_table("09_positions_in_2d_and_3d", {
+    "below": "right below (6, 13): {0}",
+    "raster": "next in raster order (6, 0), across the image: {0}",
+    "right": "right:",
+    "wrong": "wrong:",
+    "patch": "{0} patch (1, 2): {1}",
+    "axial": "axial RoPE, interaction zero to rounding: {0}",
+    "mixed": "largest |interaction| of RoPE-Mixed: {0}",
+    "same": "the same similarities at the same coordinates: {0}",
+    "rescale": "rescale {0}: first row {1}",
+    "two_ropes": ("axial RoPE = 1-D RoPE of width 32 on the column, then on "
+                  "the row"),
+    "steps": "{0:8}: steps {1} down, {2} across, rows span {3} .. {4}",
+    "keep": "patches that keep their own vector: {0}",
+    "cls": "the class token's vector sits at patch {0}",
+})
+
 #: Label tables whose English labels may fill a cell of a printed Markdown
 #: table (the rows of chapter 8's tables are its methods' names).
 CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches")

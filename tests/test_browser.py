@@ -1405,6 +1405,31 @@ def _grid_cases():
         -8, 8, size=40), [0.0, 255, 256, 257, 258, 259, 2049, -2.5, 1e-310]])
     for bits in (1, 8, 11, 24, 53):
         cases.append(("round_significand", [values.tolist(), bits], {}))
+    # chapter 9: 2-D positions (posenc_core's vision section)
+    for h, w in ((1, 1), (2, 3), (5, 4), (14, 14)):
+        for d in (4, 8, 64):
+            for base in (10.0, 100.0, 10000.0):
+                cases.append(("sincos_2d_encoding", [h, w, d], {"base": base}))
+        for normalize in ("separate", "max", "min"):
+            cases.append(("normalized_patch_coordinates", [h, w],
+                          {"normalize": normalize}))
+    coords = np.concatenate([np.stack(np.divmod(np.arange(42), 7), axis=1),
+                             rng.uniform(-1.0, 1.0, size=(5, 2)),
+                             [[0.0, 0.0], [-3.5, 12.25]]]).tolist()
+    for d in (4, 8, 64, 128):
+        for base in (10.0, 100.0, 10000.0):
+            cases.append(("rope_axial_angles", [coords, d], {"base": base}))
+            cases.append(("dinov3_rope_angles", [coords, d], {"base": base}))
+    for h in (1, 3):
+        freqs = rng.normal(size=(h, 8, 2)).tolist()
+        cases.append(("rope_mixed_angles", [coords, freqs], {}))
+    for layout in ("interleaved", "half"):
+        x = rng.normal(size=(6, 8)).tolist()
+        angles = rng.uniform(-50.0, 50.0, size=(6, 4)).tolist()
+        cases.append(("apply_rope_angles", [x, angles], {"layout": layout}))
+        x3 = rng.normal(size=(2, 6, 8)).tolist()
+        a3 = rng.uniform(-5.0, 5.0, size=(2, 6, 4)).tolist()
+        cases.append(("apply_rope_angles", [x3, a3], {"layout": layout}))
     return cases
 
 

@@ -486,11 +486,18 @@ def _figures_ch08():
             m.plot_copy(results), m.plot_explore(results=results)]
 
 
+def _figures_ch09():
+    from posenc_plots import ch09_vision as m
+    return [m.plot_similarity(scheme=s) for s in range(len(m.SCHEMES))] + [
+        m.plot_diagonal_interaction()]
+
+
 #: The figures of a chapter's module, drawn as the chapter draws them.
 FIGURES = {"ch01_order": _figures_ch01, "ch02_formula": _figures_ch02,
            "ch03_frequencies": _figures_ch03, "ch04_binary": _figures_ch04,
            "ch05_relative": _figures_ch05, "ch06_rope": _figures_ch06,
-           "ch07_extension": _figures_ch07, "ch08_lab": _figures_ch08}
+           "ch07_extension": _figures_ch07, "ch08_lab": _figures_ch08,
+           "ch09_vision": _figures_ch09}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])

@@ -702,6 +702,123 @@
     return rec(x);
   }
 
+  // ------------------------------------------ chapter 9: 2-D positions
+
+  /** Rotate pair i of row n of x by angles[n][i] (interleaved or half);
+   *  x and angles may carry one more leading axis (heads). */
+  function apply_rope_angles(x, angles, o) {
+    var layout = opt(o, "layout", "interleaved");
+    if (layout !== "interleaved" && layout !== "half") {
+      throw ValueError("layout must be one of ('interleaved', 'half')");
+    }
+    if (Array.isArray(x[0]) && Array.isArray(x[0][0])) {
+      return x.map(function (sub, h) {
+        return apply_rope_angles(sub, Array.isArray(angles[0][0]) ? angles[h] : angles, o);
+      });
+    }
+    if (angles.length !== x.length) {
+      throw ValueError("angles must have one row per row of x");
+    }
+    var d = x[0].length, half = d / 2;
+    return x.map(function (row, r) {
+      var out = new Array(d), a = angles[r];
+      for (var i = 0; i < half; i++) {
+        var c = Math.cos(a[i]), s = Math.sin(a[i]);
+        var i1 = layout === "interleaved" ? 2 * i : i;
+        var i2 = layout === "interleaved" ? 2 * i + 1 : i + half;
+        var x1 = row[i1], x2 = row[i2];
+        out[i1] = x1 * c - x2 * s;
+        out[i2] = x2 * c + x1 * s;
+      }
+      return out;
+    });
+  }
+
+  function quarterFrequencies(d, base) {
+    var out = new Array(d / 4);
+    for (var j = 0; j < d / 4; j++) out[j] = Math.pow(base, -4.0 * j / d);
+    return out;
+  }
+
+  function checkQuarter(name, d) {
+    if (!isInt(d) || d <= 0 || d % 4) {
+      throw ValueError(name + " must be a positive multiple of 4, got " + d);
+    }
+    return d;
+  }
+
+  /** MAE's 2-D table: [sin(x w), cos(x w), sin(y w), cos(y w)] per patch,
+   *  x the column, y the row, w_j = base^(-4j/d). */
+  function sincos_2d_encoding(height, width, d, o) {
+    checkQuarter("d", d);
+    var w = quarterFrequencies(d, checkBase(opt(o, "base")));
+    var out = [];
+    for (var r = 0; r < height; r++) {
+      for (var c = 0; c < width; c++) {
+        var row = [];
+        [c, r].forEach(function (p) {
+          w.forEach(function (f) { row.push(Math.sin(p * f)); });
+          w.forEach(function (f) { row.push(Math.cos(p * f)); });
+        });
+        out.push(row);
+      }
+    }
+    return out;
+  }
+
+  /** Heo et al.'s axial angles: pairs j < d/4 from the column, the rest
+   *  from the row, frequencies base^(-4j/d); coords are (row, column). */
+  function rope_axial_angles(coords, head_dim, o) {
+    checkQuarter("head_dim", head_dim);
+    var f = quarterFrequencies(head_dim, checkBase(opt(o, "base", 100.0)));
+    return coords.map(function (rc) {
+      return f.map(function (v) { return rc[1] * v; })
+        .concat(f.map(function (v) { return rc[0] * v; }));
+    });
+  }
+
+  /** RoPE-Mixed: angle of head h, patch n, pair i = x f_x + y f_y, with
+   *  freqs[h][i] = [f_x, f_y] and coords (row, column) = (y, x). */
+  function rope_mixed_angles(coords, freqs) {
+    return freqs.map(function (head) {
+      return coords.map(function (rc) {
+        return head.map(function (f) { return rc[1] * f[0] + rc[0] * f[1]; });
+      });
+    });
+  }
+
+  /** DINOv3's patch centres in (-1, 1): (row, column) per patch. */
+  function normalized_patch_coordinates(height, width, o) {
+    var mode = opt(o, "normalize", "separate"), sh, sw;
+    if (mode === "separate") { sh = height; sw = width; }
+    else if (mode === "max") { sh = sw = Math.max(height, width); }
+    else if (mode === "min") { sh = sw = Math.min(height, width); }
+    else throw ValueError("normalize must be one of ('separate', 'max', 'min')");
+    var out = [];
+    for (var r = 0; r < height; r++) {
+      for (var c = 0; c < width; c++) {
+        out.push([2.0 * ((r + 0.5) / sh) - 1.0, 2.0 * ((c + 0.5) / sw) - 1.0]);
+      }
+    }
+    return out;
+  }
+
+  /** DINOv3's angles 2 pi coord / period_j, period_j = base^(4j/d): pairs
+   *  j < d/4 from the row, the rest from the column. */
+  function dinov3_rope_angles(coords, head_dim, o) {
+    checkQuarter("head_dim", head_dim);
+    var base = checkBase(opt(o, "base", 100.0)), q = head_dim / 4;
+    var periods = new Array(q);
+    for (var j = 0; j < q; j++) periods[j] = Math.pow(base, 2.0 * j / (head_dim / 2));
+    return coords.map(function (rc) {
+      var out = [];
+      [rc[0], rc[1]].forEach(function (p) {
+        periods.forEach(function (t) { out.push(2 * Math.PI * p / t); });
+      });
+      return out;
+    });
+  }
+
   posenc.core = {
     frequencies: frequencies,
     wavelengths: wavelengths,
@@ -718,7 +835,14 @@
     alibi_bias: alibi_bias,
     rope_decay_bound: rope_decay_bound,
     rope_layout_permutation: rope_layout_permutation,
-    round_significand: round_significand
+    round_significand: round_significand,
+    // chapter 9
+    apply_rope_angles: apply_rope_angles,
+    sincos_2d_encoding: sincos_2d_encoding,
+    rope_axial_angles: rope_axial_angles,
+    rope_mixed_angles: rope_mixed_angles,
+    normalized_patch_coordinates: normalized_patch_coordinates,
+    dinov3_rope_angles: dinov3_rope_angles
   };
 
   // -------------------------------------------------------------- data

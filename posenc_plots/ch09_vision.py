@@ -1,0 +1,358 @@
+"""Figures for chapter 9, "Positions in two and three dimensions".
+
+Every function computes through :mod:`posenc_core` (the 2-D tables,
+angles and coordinates of its chapter 9 section), takes keyword arguments
+(and ``ax=None`` when it draws a single panel), and returns the matplotlib
+Figure. Nothing is drawn at import. Lines that tests look up carry a
+``gid``.
+
+Patches are counted as ``posenc_core`` counts them: (row, column) from 0 at
+the top left, token ``row * width + column``.
+"""
+
+import base64
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import posenc_core as pc
+from posenc_plots import Interactive, Live, Slider
+from posenc_plots._live import set_image
+from posenc_plots.i18n import Labels
+
+__all__ = [
+    "HEAD_DIM",
+    "N_HEADS",
+    "MIXED_SEED",
+    "SCHEMES",
+    "scheme_angles",
+    "similarity_map",
+    "mixed_frequencies",
+    "plot_similarity",
+    "live_similarity",
+    "score_offsets",
+    "plot_diagonal_interaction",
+    "MIXED_DATA_PATH",
+    "mixed_data",
+    "mixed_data_js",
+    "SIMILARITY",
+    "INTERACTIVE",
+]
+
+#: Head dimension of every figure of the chapter (ViT-B's: 768 / 12).
+HEAD_DIM = 64
+#: Heads of RoPE-Mixed, each with its own random direction.
+N_HEADS = 8
+#: Seed of the random directions of RoPE-Mixed's initialisation.
+MIXED_SEED = 0
+
+#: The schemes of :func:`similarity_map`, in the order of the figure's
+#: ``scheme`` slider.
+SCHEMES = ("raster", "sincos", "axial", "mixed", "dinov3")
+
+_SIMILARITY = Labels("ch09_vision:ch09_similarity", {
+    "raster": "1-D RoPE on the raster order",
+    "sincos": "2-D sin-cos table (MAE)",
+    "axial": "axial 2-D RoPE",
+    "mixed": "RoPE-Mixed at initialisation, mean of {n_heads} heads",
+    "dinov3": "RoPE on normalised coordinates (DINOv3)",
+    "title": "{name}\n{side} x {side} patches, base {base}",
+    "xlabel": "column",
+    "ylabel": "row",
+    "query": "query patch",
+    "profile_title": "similarity to the query (row {row}, column {col})",
+    "along_row": "along its row",
+    "along_col": "along its column",
+    "along_diag": "along the diagonal",
+    "offset": "offset from the query, in patches",
+    "similarity": "similarity",
+    "row": "query row",
+    "col": "query column",
+    "side": "image side, in patches",
+    "base": "base b",
+    "scheme": "scheme (named in the title)",
+    "caption": ("The similarity of one query patch to every patch of the "
+                "image, for five ways of encoding a patch's position."),
+})
+_INTERACTION = Labels("ch09_vision:plot_diagonal_interaction", {
+    "axial": "axial 2-D RoPE",
+    "mixed": "RoPE-Mixed (one head)",
+    "score": "{name}: score",
+    "interaction": "{name}: what the two axes do not explain",
+    "xlabel": "column offset",
+    "ylabel": "row offset",
+})
+
+
+def _axes(ax, figsize):
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax.figure, ax
+
+
+def _fmt_base(base):
+    return f"{base:,.0f}" if base >= 10 else f"{base:.3g}"
+
+
+def mixed_frequencies(base, *, head_dim=HEAD_DIM, n_heads=N_HEADS,
+                      seed=MIXED_SEED):
+    """RoPE-Mixed's initial frequencies, ``(n_heads, head_dim/2, 2)``:
+    ``posenc_core.rope_mixed_frequencies`` with
+    ``np.random.default_rng(seed)``."""
+    return pc.rope_mixed_frequencies(head_dim, n_heads, base=base,
+                                     rng=np.random.default_rng(seed))
+
+
+def scheme_angles(scheme, side, *, base, head_dim=HEAD_DIM, freqs=None):
+    """The rotation angle of every pair of every patch of a ``side`` by
+    ``side`` image, ``(n_heads, side * side, head_dim/2)``, for the rotary
+    schemes of :data:`SCHEMES`:
+
+    * ``"raster"``: 1-D RoPE on the token index ``row * side + column``
+      (``pos * posenc_core.rope_frequencies``);
+    * ``"axial"``: ``posenc_core.rope_axial_angles`` of the (row, column)
+      coordinates;
+    * ``"mixed"``: ``posenc_core.rope_mixed_angles`` with ``freqs``
+      (default :func:`mixed_frequencies` of ``base``), one row per head;
+    * ``"dinov3"``: ``posenc_core.dinov3_rope_angles`` of
+      ``posenc_core.normalized_patch_coordinates``.
+
+    Every scheme but ``"mixed"`` has one head.
+    """
+    n = side * side
+    coords = np.stack(np.divmod(np.arange(n), side), axis=1).astype(float)
+    if scheme == "raster":
+        omega = pc.rope_frequencies(head_dim, base=base)
+        return (np.arange(n)[:, None] * omega)[None]
+    if scheme == "axial":
+        return pc.rope_axial_angles(coords, head_dim, base=base)[None]
+    if scheme == "mixed":
+        if freqs is None:
+            freqs = mixed_frequencies(base, head_dim=head_dim)
+        return pc.rope_mixed_angles(coords, freqs)
+    if scheme == "dinov3":
+        unit = pc.normalized_patch_coordinates(side, side)
+        return pc.dinov3_rope_angles(unit, head_dim, base=base)[None]
+    raise ValueError(f"scheme must be one of {SCHEMES[:1] + SCHEMES[2:]}, "
+                     f"got {scheme!r}")
+
+
+def similarity_map(scheme, side, row, col, *, base, head_dim=HEAD_DIM,
+                   freqs=None):
+    r"""The similarity of the query patch ``(row, col)`` to every patch of a
+    ``side`` by ``side`` image, ``(side, side)``, 1 at the query itself.
+
+    For the table ``"sincos"`` it is the dot product of the rows of
+    ``posenc_core.sincos_2d_encoding(side, side, head_dim, base=base)``
+    divided by ``head_dim / 2``. For the rotary schemes it is the score of a
+    query and a key that are both ``(1, 0, 1, 0, ...)`` before rotation,
+    rotated by :func:`scheme_angles` with ``posenc_core.apply_rope_angles``,
+    divided by ``head_dim / 2`` (and averaged over the heads of
+    ``"mixed"``): the mean over the pairs of
+    :math:`\cos(\varphi_i(\text{key}) - \varphi_i(\text{query}))`.
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    k = row * side + col
+    if scheme == "sincos":
+        P = pc.sincos_2d_encoding(side, side, head_dim, base=base)
+        return (P @ P[k] / (head_dim / 2)).reshape(side, side)
+    angles = scheme_angles(scheme, side, base=base, head_dim=head_dim,
+                           freqs=freqs)
+    unit = np.zeros(head_dim)
+    unit[0::2] = 1.0
+    x = np.broadcast_to(unit, angles.shape[:-1] + (head_dim,))
+    R = pc.apply_rope_angles(x, angles)          # (heads, n, head_dim)
+    scores = np.einsum("hnd,hd->hn", R, R[:, k]) / (head_dim / 2)
+    return scores.mean(axis=0).reshape(side, side)
+
+
+def _profiles(S, row, col):
+    """(offsets, values) along the query's row, column and diagonal."""
+    side = S.shape[0]
+    cols = np.arange(side)
+    lo, hi = -min(row, col), side - max(row, col)
+    t = np.arange(lo, hi)
+    return ((cols - col, S[row, :]), (cols - row, S[:, col]),
+            (t, S[row + t, col + t]))
+
+
+def plot_similarity(*, row=5, col=8, side=14, base=100.0, scheme=2):
+    """The live similarity figure at one setting of its sliders.
+
+    Left: :func:`similarity_map` of ``SCHEMES[scheme]`` as an image (its
+    array is the map), with the query marked (gid ``"query"``). Right: the
+    map along the query's row, column and diagonal against the offset from
+    the query (gids ``"row"``, ``"col"``, ``"diag"``). A query outside the
+    image is moved to its last row or column.
+    """
+    return live_similarity().update(row=row, col=col, side=side, base=base,
+                                    scheme=scheme)
+
+
+def live_similarity():
+    """:func:`plot_similarity`, built once: a :class:`posenc_plots.Live`."""
+    text = _SIMILARITY.get()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(8.2, 4.0),
+                                 layout="constrained",
+                                 width_ratios=(1.0, 1.15))
+    image = ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", vmin=-1.0, vmax=1.0)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    (marker,) = ax.plot([0], [0], marker="x", color="k", ms=9, ls="none",
+                        gid="query", label=text["query"])
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    lines = [bx.plot([], [], color=c, lw=1.6, marker=m, ms=3.5, gid=g,
+                     label=text[key])[0]
+             for c, m, g, key in (("C0", "o", "row", "along_row"),
+                                  ("C1", "s", "col", "along_col"),
+                                  ("C2", "^", "diag", "along_diag"))]
+    bx.axhline(0.0, color="0.7", lw=0.6)
+    bx.set_ylim(-1.05, 1.05)
+    bx.set_xlabel(text["offset"])
+    bx.set_ylabel(text["similarity"])
+    bx.legend(loc="lower left", fontsize="small")
+
+    def update(row=5, col=8, side=14, base=100.0, scheme=2):
+        row, col = min(row, side - 1), min(col, side - 1)
+        name = SCHEMES[scheme]
+        S = similarity_map(name, side, row, col, base=base)
+        set_image(image, S)
+        marker.set_data([col], [row])
+        for line, (x, y) in zip(lines, _profiles(S, row, col), strict=True):
+            line.set_data(x, y)
+        bx.set_xlim(-(side - 1) - 0.5, side - 0.5)
+        ax.set_title(text["title"].format(
+            name=text[name].format(n_heads=N_HEADS), side=side,
+            base=_fmt_base(base)), fontsize=10)
+        bx.set_title(text["profile_title"].format(row=row, col=col),
+                     fontsize=10)
+
+    return Live(fig, update)
+
+
+def score_offsets(scheme, q, k, *, max_offset=7, base=100.0, freqs=None):
+    r"""The score of query ``q`` at patch (0, 0) and key ``k`` at every
+    offset (dr, dc), ``-max_offset <= dr, dc <= max_offset``: a
+    ``(2 max_offset + 1, 2 max_offset + 1)`` array, row ``dr + max_offset``,
+    column ``dc + max_offset``.
+
+    ``scheme`` is ``"axial"`` (``posenc_core.rope_axial_angles``) or
+    ``"mixed"`` (``posenc_core.rope_mixed_angles`` with ``freqs``, shape
+    ``(1, d/2, 2)``); both rotated by ``posenc_core.apply_rope_angles``.
+    """
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    d = q.shape[-1]
+    r = np.arange(-max_offset, max_offset + 1, dtype=float)
+    dr, dc = np.meshgrid(r, r, indexing="ij")
+    coords = np.concatenate([[[0.0, 0.0]],
+                             np.stack([dr.ravel(), dc.ravel()], axis=1)])
+    if scheme == "axial":
+        angles = pc.rope_axial_angles(coords, d, base=base)
+    elif scheme == "mixed":
+        angles = pc.rope_mixed_angles(coords, freqs)[0]
+    else:
+        raise ValueError(f"scheme must be 'axial' or 'mixed', got {scheme!r}")
+    q_rot = pc.apply_rope_angles(q[None], angles[:1])[0]
+    k_rot = pc.apply_rope_angles(np.broadcast_to(k, (len(coords) - 1, d)),
+                                 angles[1:])
+    return (k_rot @ q_rot).reshape(dr.shape)
+
+
+def _interaction(S):
+    """S(dr, dc) - S(dr, 0) - S(0, dc) + S(0, 0)."""
+    c = S.shape[0] // 2
+    return S - S[:, c:c + 1] - S[c:c + 1, :] + S[c, c]
+
+
+def plot_diagonal_interaction(*, seed=0, max_offset=7, base=100.0):
+    """Scores of one random query and key at every 2-D offset, axial RoPE
+    (top) and one head of RoPE-Mixed (bottom); right: what is left after
+    subtracting the best sum of a row term and a column term,
+    ``S(dr, dc) - S(dr, 0) - S(0, dc) + S(0, 0)``. The four images' arrays
+    are these matrices; for axial RoPE the right one is zero (to rounding).
+    """
+    text = _INTERACTION.get()
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, HEAD_DIM))
+    freqs = mixed_frequencies(10.0, n_heads=1, seed=seed)
+    fig, axes = plt.subplots(2, 2, figsize=(7.4, 6.6), layout="constrained")
+    ticks = np.arange(0, 2 * max_offset + 1, max_offset)
+    labels = [str(t - max_offset) for t in ticks]
+    for row, scheme in zip(axes, ("axial", "mixed"), strict=True):
+        S = score_offsets(scheme, q, k, max_offset=max_offset, base=base,
+                          freqs=freqs)
+        rest = _interaction(S)
+        lim = max(np.abs(S).max(), np.abs(rest).max())
+        for ax, M, key in ((row[0], S, "score"),
+                           (row[1], rest, "interaction")):
+            im = ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
+            ax.set_title(text[key].format(name=text[scheme]), fontsize=9)
+            ax.set_xticks(ticks, labels)
+            ax.set_yticks(ticks, labels)
+            ax.set_xlabel(text["xlabel"])
+            ax.set_ylabel(text["ylabel"])
+        fig.colorbar(im, ax=list(row), shrink=0.8)
+    return fig
+
+
+# ------------------------------------------- the in-page figure's data
+
+#: The base slider of :data:`SIMILARITY`: 10**1 ... 10**5 in half decades.
+_BASE_SLIDER = Slider("base", 1, 5, 0.5, 2, label=_SIMILARITY.en["base"],
+                      log=True)
+
+#: ``_assets/posenc/data/ch09-mixed.js``: RoPE-Mixed's frequencies at every
+#: base the slider reaches (:func:`mixed_data`), for the in-page figure,
+#: which cannot draw numpy's random numbers; ``tests/test_ch09_vision.py``
+#: checks it is up to date (``python -m posenc_plots.ch09_vision``).
+MIXED_DATA_PATH = (Path(__file__).resolve().parent.parent / "_assets"
+                   / "posenc" / "data" / "ch09-mixed.js")
+
+
+def mixed_data():
+    """:func:`mixed_frequencies` at every value of the base slider, in
+    order, flattened: ``(n_bases, N_HEADS, HEAD_DIM/2, 2)`` as one float64
+    array."""
+    return np.stack([mixed_frequencies(b) for b in _BASE_SLIDER.values()]
+                    ).ravel()
+
+
+def mixed_data_js():
+    """The text of :data:`MIXED_DATA_PATH`."""
+    data = base64.b64encode(mixed_data().astype("<f8").tobytes())
+    return ("/* RoPE-Mixed's initial frequencies for chapter 9's live figure "
+            "(posenc_plots.ch09_vision.mixed_data);\n   made by python -m "
+            "posenc_plots.ch09_vision. Do not edit. */\n"
+            f'posenc.data.define("ch09-mixed", "{data.decode()}");\n')
+
+
+SIMILARITY = Interactive(
+    name="ch09_similarity",
+    plot=plot_similarity,
+    live=live_similarity,
+    sliders=(
+        Slider("row", 0, 31, 1, 5, label=_SIMILARITY.en["row"]),
+        Slider("col", 0, 31, 1, 8, label=_SIMILARITY.en["col"]),
+        Slider("side", 2, 32, 1, 14, label=_SIMILARITY.en["side"]),
+        _BASE_SLIDER,
+        Slider("scheme", 0, len(SCHEMES) - 1, 1, 2,
+               label=_SIMILARITY.en["scheme"]),
+    ),
+    caption=_SIMILARITY.en["caption"],
+    labels=_SIMILARITY,
+    replaces="fig-ch09-similarity",
+)
+
+INTERACTIVE = (SIMILARITY,)
+
+
+def main():
+    """``python -m posenc_plots.ch09_vision``: write MIXED_DATA_PATH."""
+    MIXED_DATA_PATH.write_text(mixed_data_js(), encoding="utf-8")
+    print(f"wrote {MIXED_DATA_PATH}")
+
+
+if __name__ == "__main__":
+    main()

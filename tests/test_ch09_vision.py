@@ -1,0 +1,208 @@
+"""Tests for chapter 9's figures (posenc_plots.ch09_vision).
+
+The mathematics is posenc_core's (tests/test_core_vision.py); here: that the
+figures draw what their docstrings say, computed through posenc_core, that
+the claims the chapter makes of them hold, and that the in-page figure's
+data file is up to date. Each test would fail if its subject were wrong.
+"""
+
+import numpy as np
+import pytest
+
+import posenc_core as pc
+from posenc_plots import ch09_vision as figs
+
+
+def grid(h, w):
+    return np.stack(np.divmod(np.arange(h * w), w), axis=1).astype(float)
+
+
+# ------------------------------------------------------- similarity_map
+
+
+@pytest.mark.parametrize("scheme", figs.SCHEMES)
+@pytest.mark.parametrize("side,row,col", [(2, 0, 1), (7, 3, 3), (14, 5, 8),
+                                          (9, 8, 0)])
+def test_similarity_is_one_at_the_query_and_at_most_one(scheme, side, row,
+                                                        col):
+    S = figs.similarity_map(scheme, side, row, col, base=100.0)
+    assert S.shape == (side, side)
+    assert S[row, col] == pytest.approx(1.0, abs=1e-12)
+    assert np.all(S <= 1.0 + 1e-12) and np.all(S >= -1.0 - 1e-12)
+
+
+def test_sincos_similarity_is_the_sum_of_cosines_of_the_offsets():
+    d, side, base = 64, 9, 10000.0
+    omega = base ** (-4.0 * np.arange(d // 4) / d)
+    S = figs.similarity_map("sincos", side, 2, 6, base=base)
+    for y, x in [(0, 0), (8, 1), (2, 6), (5, 5)]:
+        expected = (np.cos((x - 6) * omega).sum()
+                    + np.cos((y - 2) * omega).sum()) / (d / 2)
+        assert S[y, x] == pytest.approx(expected, abs=1e-12)
+
+
+def test_rotary_similarity_is_the_mean_cosine_of_the_angle_differences():
+    side = 6
+    coords = grid(side, side)
+    for scheme, angles in (
+            ("axial", pc.rope_axial_angles(coords, 64, base=100.0)),
+            ("raster", np.arange(36)[:, None] * pc.rope_frequencies(
+                64, base=100.0)),
+            ("dinov3", pc.dinov3_rope_angles(
+                pc.normalized_patch_coordinates(side, side), 64,
+                base=100.0))):
+        S = figs.similarity_map(scheme, side, 1, 4, base=100.0)
+        k = 1 * side + 4
+        expected = np.cos(angles - angles[k]).mean(axis=1).reshape(side,
+                                                                    side)
+        np.testing.assert_allclose(S, expected, atol=1e-12, err_msg=scheme)
+
+
+def test_mixed_similarity_averages_the_heads():
+    side, base = 5, 10.0
+    freqs = figs.mixed_frequencies(base)
+    angles = pc.rope_mixed_angles(grid(side, side), freqs)
+    k = 2 * side + 3
+    expected = np.cos(angles - angles[:, k:k + 1]).mean(axis=(0, 2))
+    S = figs.similarity_map("mixed", side, 2, 3, base=base)
+    np.testing.assert_allclose(S.ravel(), expected, atol=1e-12)
+    # the heads differ: one head alone gives another map
+    one = figs.similarity_map("mixed", side, 2, 3, base=base,
+                              freqs=freqs[:1])
+    assert not np.allclose(one, S)
+
+
+def test_axial_similarity_is_a_column_part_plus_a_row_part():
+    S = figs.similarity_map("axial", 10, 4, 4, base=100.0)
+    # by symmetry of the two halves: S(dy, dx) = (A(dx) + A(dy)) / 2
+    A = 2 * S[4, :] - 1.0           # row of the query: dy = 0, A(0) = 1
+    expected = (A[None, :] + A[:, None]) / 2
+    np.testing.assert_allclose(S, expected, atol=1e-12)
+
+
+def test_raster_order_joins_the_ends_of_rows():
+    # the chapter's claim: the end of row 5 is closer to the start of row 6
+    S = figs.similarity_map("raster", 14, 5, 13, base=100.0)
+    assert S[6, 0] > S[6, 13]
+
+
+def test_dinov3_zooms_and_axial_extends():
+    S14 = figs.similarity_map("dinov3", 14, 5, 8, base=100.0)
+    S42 = figs.similarity_map("dinov3", 42, 16, 25, base=100.0)
+    np.testing.assert_allclose(S42[1::3, 1::3], S14, atol=1e-12)
+    A14 = figs.similarity_map("axial", 14, 5, 8, base=100.0)
+    A42 = figs.similarity_map("axial", 42, 16, 25, base=100.0)
+    assert not np.allclose(A42[1::3, 1::3], A14)
+    # axial RoPE: the same offsets in patches give the same similarity
+    np.testing.assert_allclose(A42[16 - 5:16 + 9, 25 - 8:25 + 6], A14,
+                               atol=1e-12)
+
+
+def test_bad_scheme_is_refused():
+    with pytest.raises(ValueError, match="scheme"):
+        figs.similarity_map("learned", 4, 0, 0, base=100.0)
+    with pytest.raises(ValueError, match="scheme"):
+        figs.scheme_angles("sincos", 4, base=100.0)
+    with pytest.raises(ValueError, match="scheme"):
+        figs.score_offsets("sincos", np.ones(8), np.ones(8))
+
+
+# ------------------------------------------------------- score_offsets
+
+
+def interaction(S):
+    c = S.shape[0] // 2
+    return S - S[:, [c]] - S[[c], :] + S[c, c]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_axial_scores_have_no_interaction_and_mixed_ones_do(seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, 64))
+    S = figs.score_offsets("axial", q, k, max_offset=5)
+    assert S.shape == (11, 11)
+    assert np.abs(interaction(S)).max() < 1e-10 * np.abs(S).max()
+    freqs = figs.mixed_frequencies(10.0, n_heads=1, seed=seed)
+    M = figs.score_offsets("mixed", q, k, max_offset=5, freqs=freqs)
+    assert np.abs(interaction(M)).max() > 0.05 * np.abs(M).max()
+
+
+def test_score_offsets_is_the_rotated_dot_product():
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=(2, 16))
+    S = figs.score_offsets("axial", q, k, max_offset=2, base=100.0)
+    for dy, dx in [(0, 0), (-2, 1), (2, 2), (1, -2)]:
+        a = pc.rope_axial_angles([[0.0, 0.0], [dy, dx]], 16, base=100.0)
+        qr = pc.apply_rope_angles(q[None], a[:1])[0]
+        kr = pc.apply_rope_angles(k[None], a[1:])[0]
+        assert S[dy + 2, dx + 2] == pytest.approx(qr @ kr, rel=1e-12)
+
+
+# ------------------------------------------------------- the figures
+
+
+def test_plot_similarity_draws_the_map_and_its_profiles():
+    fig = figs.plot_similarity(row=5, col=8, side=14, base=100.0, scheme=2)
+    ax, bx = [a for a in fig.axes if not hasattr(a, "_colorbar")]
+    S = figs.similarity_map("axial", 14, 5, 8, base=100.0)
+    np.testing.assert_array_equal(ax.images[0].get_array(), S)
+    query = next(line for line in ax.lines if line.get_gid() == "query")
+    assert list(query.get_xdata()) == [8] and list(query.get_ydata()) == [5]
+    lines = {line.get_gid(): line for line in bx.lines}
+    np.testing.assert_array_equal(lines["row"].get_ydata(), S[5])
+    np.testing.assert_array_equal(lines["col"].get_ydata(), S[:, 8])
+    np.testing.assert_array_equal(lines["diag"].get_xdata(), np.arange(-5, 6))
+    np.testing.assert_array_equal(lines["diag"].get_ydata(),
+                                  S[np.arange(0, 11), np.arange(3, 14)])
+    assert "axial" in ax.get_title()
+
+
+def test_a_query_outside_the_image_moves_to_its_edge():
+    fig = figs.plot_similarity(row=31, col=20, side=6, base=100.0, scheme=1)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(
+        ax.images[0].get_array(),
+        figs.similarity_map("sincos", 6, 5, 5, base=100.0))
+    assert "(row 5, column 5)" in fig.axes[1].get_title()
+
+
+def test_live_similarity_redraws_what_a_new_figure_draws():
+    live = figs.live_similarity()
+    for values in ({"row": 0, "col": 0, "side": 3, "base": 10.0,
+                    "scheme": 3},
+                   {"row": 9, "col": 2, "side": 20, "base": 1e5,
+                    "scheme": 4}):
+        live.update(**values)
+        fresh = figs.plot_similarity(**values)
+        np.testing.assert_array_equal(live.figure.axes[0].images[0]
+                                      .get_array(),
+                                      fresh.axes[0].images[0].get_array())
+        assert live.figure.axes[0].get_title() == fresh.axes[0].get_title()
+
+
+def test_plot_diagonal_interaction_shows_a_zero_and_a_nonzero_map():
+    fig = figs.plot_diagonal_interaction(seed=0, max_offset=4)
+    images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
+    assert len(images) == 4
+    axial, axial_rest, mixed, mixed_rest = images
+    np.testing.assert_allclose(axial_rest, interaction(axial), atol=1e-12)
+    assert np.abs(axial_rest).max() < 1e-10 * np.abs(axial).max()
+    assert np.abs(mixed_rest).max() > 0.05 * np.abs(mixed).max()
+
+
+# ------------------------------------------------------- the data file
+
+
+def test_mixed_data_file_is_up_to_date():
+    """``python -m posenc_plots.ch09_vision`` writes it."""
+    assert figs.MIXED_DATA_PATH.read_text(encoding="utf-8") == (
+        figs.mixed_data_js())
+
+
+def test_mixed_data_holds_every_base_of_the_slider_in_order():
+    data = figs.mixed_data().reshape(-1, figs.N_HEADS, figs.HEAD_DIM // 2, 2)
+    bases = figs.SIMILARITY.sliders[3].values()
+    assert figs.SIMILARITY.sliders[3].name == "base"
+    assert len(data) == len(bases)
+    for block, base in zip(data, bases, strict=True):
+        np.testing.assert_array_equal(block, figs.mixed_frequencies(base))
