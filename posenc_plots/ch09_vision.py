@@ -33,10 +33,16 @@ __all__ = [
     "live_similarity",
     "score_offsets",
     "plot_diagonal_interaction",
+    "MROPE_MODELS",
+    "mrope_prompt",
+    "plot_mrope_ids",
+    "plot_pair_axes",
     "MIXED_DATA_PATH",
     "mixed_data",
     "mixed_data_js",
     "SIMILARITY",
+    "MROPE_IDS",
+    "PAIR_AXES",
     "INTERACTIVE",
 ]
 
@@ -297,6 +303,159 @@ def plot_diagonal_interaction(*, seed=0, max_offset=7, base=100.0):
     return fig
 
 
+# ------------------------------------------------------- M-RoPE
+
+#: The models of :func:`plot_pair_axes`: (name, mrope_section, layout,
+#: rope_theta), as transformers 5.24.0 configures them by default
+#: (``Qwen2VLTextConfig``, ``Qwen3VLTextConfig``); head dimension 128.
+MROPE_MODELS = (
+    ("Qwen2-VL", (16, 24, 24), "chunked", 1e6),
+    ("Qwen3-VL", (24, 20, 20), "interleaved", 5e5),
+)
+#: A video's patch grid per frame group in :func:`mrope_prompt` (2 x 2
+#: merged tokens ... 4 x 4 of them), and frames per group.
+VIDEO_PATCHES = (8, 8)
+TEMPORAL_PATCH_SIZE = 2
+
+_IDS = Labels("ch09_vision:ch09_mrope_ids", {
+    "qwen2-vl": "Qwen2-VL: time id = frame group",
+    "qwen2.5-vl": "Qwen2.5-VL: time id from seconds ({nu} ids per second)",
+    "title": "{model}\n{n} tokens, largest id {top}",
+    "time": "time id",
+    "height": "height id",
+    "width": "width id",
+    "token": "token index",
+    "image": "image",
+    "video": "video",
+    "xlabel": "token",
+    "ylabel": "position id",
+    "img_h": "image height, in patches",
+    "img_w": "image width, in patches",
+    "frames": "video frames",
+    "fps": "frames per second",
+    "caption": ("The M-RoPE ids of a prompt of text, an image, text, a "
+                "video and text, in Qwen2-VL and Qwen2.5-VL."),
+})
+_AXES = Labels("ch09_vision:ch09_pair_axes", {
+    "title": ("{model} ({layout}, pairs per axis {section})\n"
+              "pairs turning more than once: {over}"),
+    "chunked": "chunked",
+    "interleaved": "interleaved",
+    "time": "time pairs, over {span} time ids",
+    "height": "height pairs, over {span} rows",
+    "width": "width pairs, over {span} columns",
+    "xlabel": "pair i (fast to slow)",
+    "ylabel": "turns over the span",
+    "time_span": "time ids of the video",
+    "space_span": "rows and columns of the image",
+    "caption": ("Which pairs follow time, height and width in Qwen2-VL "
+                "(chunked) and Qwen3-VL (interleaved), and how far each "
+                "turns over a video and an image."),
+})
+
+_AXIS_COLOURS = ("C3", "C0", "C2")
+_AXIS_NAMES = ("time", "height", "width")
+
+
+def mrope_prompt(img_h=8, img_w=12, frames=8, fps=2.0):
+    """The prompt of :func:`plot_mrope_ids`, as
+    ``posenc_core.mrope_position_ids`` segments: 5 text tokens, an image of
+    ``img_h`` by ``img_w`` patches, 4 text tokens, a video of ``frames``
+    frames (``frames / 2`` groups of :data:`VIDEO_PATCHES` patches, 2 / fps
+    seconds per group) and 4 text tokens."""
+    return [("text", 5), ("image", (1, img_h, img_w)), ("text", 4),
+            ("video", (frames // TEMPORAL_PATCH_SIZE, *VIDEO_PATCHES),
+             TEMPORAL_PATCH_SIZE / fps),
+            ("text", 4)]
+
+
+def _spans(segments, merge=2):
+    """(kind, first token, last token + 1) of each image or video."""
+    out, at = [], 0
+    for seg in segments:
+        if seg[0] == "text":
+            at += seg[1]
+            continue
+        t, h, w = seg[1]
+        n = t * (h // merge) * (w // merge)
+        out.append((seg[0], at, at + n))
+        at += n
+    return out
+
+
+def plot_mrope_ids(*, img_h=8, img_w=12, frames=8, fps=2.0,
+                   tokens_per_second=4):
+    """The M-RoPE ids of :func:`mrope_prompt`, token by token: top,
+    Qwen2-VL (``variant="qwen2-vl"``); bottom, Qwen2.5-VL
+    (``variant="qwen2.5-vl"``, ``tokens_per_second``), both from
+    ``posenc_core.mrope_position_ids``. Lines with gids ``"t"``, ``"h"``,
+    ``"w"`` are the three rows of ids; ``"token"`` is the token index, the
+    1-D position a text model would give; the shaded spans are the image
+    and the video."""
+    text = _IDS.get()
+    segments = mrope_prompt(img_h, img_w, frames, fps)
+    fig, axes = plt.subplots(2, 1, figsize=(8.0, 6.6), layout="constrained",
+                             sharex=True)
+    for ax, variant in zip(axes, ("qwen2-vl", "qwen2.5-vl"), strict=True):
+        ids = pc.mrope_position_ids(segments, variant=variant,
+                                    tokens_per_second=tokens_per_second)
+        n = ids.shape[1]
+        token = np.arange(n)
+        for kind, a, b in _spans(segments):
+            ax.axvspan(a - 0.5, b - 0.5, color="0.92" if kind == "image"
+                       else "0.85", zorder=0, label=text[kind])
+        ax.plot(token, token, color="0.5", ls="--", lw=1.0, gid="token",
+                label=text["token"])
+        for row, gid, colour, name in zip(ids, "thw", _AXIS_COLOURS,
+                                          _AXIS_NAMES, strict=True):
+            ax.plot(token, row, color=colour, lw=1.3, gid=gid,
+                    label=text[name])
+        ax.set_ylabel(text["ylabel"])
+        ax.set_title(text["title"].format(
+            model=text[variant].format(nu=tokens_per_second), n=n,
+            top=int(ids.max())), fontsize=10)
+        ax.legend(loc="upper left", fontsize="small")
+    axes[1].set_xlabel(text["xlabel"])
+    return fig
+
+
+def plot_pair_axes(*, time_span=100.0, space_span=32, head_dim=128):
+    """For each model of :data:`MROPE_MODELS`, one panel: the turns each
+    rotated pair makes over the span of its axis, ``angle / (2 pi)`` with
+    the angles of ``posenc_core.mrope_angles`` at the ids
+    ``(time_span, space_span, space_span)``, one line of markers per axis
+    (gids ``"time"``, ``"height"``, ``"width"``; x-data the pairs of that
+    axis, ``posenc_core.mrope_pair_axes``). The dotted line is one turn."""
+    text = _AXES.get()
+    fig, axes = plt.subplots(1, 2, figsize=(8.2, 4.0), layout="constrained",
+                             sharey=True)
+    spans = (time_span, space_span, space_span)
+    for ax, (model, section, layout, base) in zip(axes, MROPE_MODELS,
+                                                   strict=True):
+        pair_axis = pc.mrope_pair_axes(section, layout=layout)
+        ids = np.array(spans, dtype=float)[:, None]
+        turns = pc.mrope_angles(ids, head_dim, section, base=base,
+                                layout=layout)[0] / (2 * np.pi)
+        for axis, name in enumerate(_AXIS_NAMES):
+            i = np.flatnonzero(pair_axis == axis)
+            ax.plot(i, turns[i], ls="none", marker="o", ms=3.5,
+                    color=_AXIS_COLOURS[axis], gid=name,
+                    label=text[name].format(span=_fmt_span(spans[axis])))
+        ax.axhline(1.0, color="0.4", ls=":", lw=1.0)
+        ax.set_yscale("log")
+        ax.set_xlabel(text["xlabel"])
+        ax.set_title(text["title"].format(
+            model=model, layout=text[layout], section=list(section),
+            over=int((turns > 1).sum())), fontsize=9)
+        ax.legend(loc="lower left", fontsize="small")
+    axes[0].set_ylabel(text["ylabel"])
+    return fig
+
+
+def _fmt_span(span):
+    return f"{span:,.0f}"
+
+
 # ------------------------------------------- the in-page figure's data
 
 #: The base slider of :data:`SIMILARITY`: 10**1 ... 10**5 in half decades.
@@ -345,7 +504,34 @@ SIMILARITY = Interactive(
     replaces="fig-ch09-similarity",
 )
 
-INTERACTIVE = (SIMILARITY,)
+MROPE_IDS = Interactive(
+    name="ch09_mrope_ids",
+    plot=plot_mrope_ids,
+    sliders=(
+        Slider("img_h", 2, 32, 2, 8, label=_IDS.en["img_h"]),
+        Slider("img_w", 2, 32, 2, 12, label=_IDS.en["img_w"]),
+        Slider("frames", 2, 32, 2, 8, label=_IDS.en["frames"]),
+        Slider("fps", 0.5, 4.0, 0.5, 2.0, label=_IDS.en["fps"]),
+    ),
+    caption=_IDS.en["caption"],
+    labels=_IDS,
+    replaces="fig-ch09-mrope-ids",
+)
+
+PAIR_AXES = Interactive(
+    name="ch09_pair_axes",
+    plot=plot_pair_axes,
+    sliders=(
+        Slider("time_span", 1, 4, 0.25, 2, label=_AXES.en["time_span"],
+               log=True),
+        Slider("space_span", 2, 64, 2, 32, label=_AXES.en["space_span"]),
+    ),
+    caption=_AXES.en["caption"],
+    labels=_AXES,
+    replaces="fig-ch09-pair-axes",
+)
+
+INTERACTIVE = (SIMILARITY, MROPE_IDS, PAIR_AXES)
 
 
 def main():

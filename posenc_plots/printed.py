@@ -459,6 +459,13 @@ _table("09_positions_in_2d_and_3d", {
     "steps": "{0:8}: steps {1} down, {2} across, rows span {3} .. {4}",
     "keep": "patches that keep their own vector: {0}",
     "cls": "the class token's vector sits at patch {0}",
+    "fps": "{0} fps: {1}",
+    "next_text": "{0:8}: last video time id {1}, next text id {2}",
+    "chunked": "chunked:     {0} ... {1}",
+    "interleaved": "interleaved: {0} ... {1}",
+    "positions": "tokens: {0}, positions used: {1}",
+    "yarn": "{0:11}: pairs YaRN changes (time, height, width) = {1}",
+    "generated": "tokens: {0}  first generated token at id {1}",
 })
 
 #: Label tables whose English labels may fill a cell of a printed Markdown

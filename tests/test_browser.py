@@ -1430,6 +1430,28 @@ def _grid_cases():
         x3 = rng.normal(size=(2, 6, 8)).tolist()
         a3 = rng.uniform(-5.0, 5.0, size=(2, 6, 4)).tolist()
         cases.append(("apply_rope_angles", [x3, a3], {"layout": layout}))
+    prompts = [
+        [2, ["image", [1, 4, 6]], 1],
+        [3, ["video", [3, 4, 4], 2.0], 2],
+        [["text", 4], ["image", [1, 8, 12]], 3, ["video", [5, 6, 2], 0.5], 2],
+        [["video", [7, 2, 2], 1.0 / 3.0], ["image", [1, 2, 2]], 0],
+        [["text", 0], ["video", [2, 16, 4]], ["text", 5]],
+    ]
+    for segments in prompts:
+        for variant in ("qwen2-vl", "qwen2.5-vl", "qwen3-vl"):
+            for nxt in ("largest", "spatial"):
+                for nu in (2, 4, 25):
+                    cases.append(("mrope_position_ids", [segments],
+                                  {"variant": variant, "next_text": nxt,
+                                   "tokens_per_second": nu}))
+    for section in ([16, 24, 24], [24, 20, 20], [2, 3, 3], [1, 0, 3],
+                    [0, 5, 1], [11, 11, 10]):
+        for layout in ("chunked", "interleaved"):
+            cases.append(("mrope_pair_axes", [section], {"layout": layout}))
+            ids = pc.mrope_position_ids(prompts[2]).tolist()
+            for base in (10000.0, 1e6):
+                cases.append(("mrope_angles", [ids, 2 * sum(section), section],
+                              {"base": base, "layout": layout}))
     return cases
 
 
@@ -1463,7 +1485,8 @@ def test_core_agrees_with_posenc_core(pages):
                 assert _close(part_got, part_exp) is None, where
         elif fn in ("binary_encoding", "t5_relative_position_bucket",
                     "relative_positions", "rope_layout_permutation",
-                    "round_significand"):
+                    "round_significand", "mrope_position_ids",
+                    "mrope_pair_axes"):
             got, expected = _num(got), _num(expected)
             assert got.size == expected.size == 0 or np.array_equal(
                 got, expected), where

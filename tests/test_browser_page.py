@@ -489,7 +489,8 @@ def _figures_ch08():
 def _figures_ch09():
     from posenc_plots import ch09_vision as m
     return [m.plot_similarity(scheme=s) for s in range(len(m.SCHEMES))] + [
-        m.plot_diagonal_interaction()]
+        m.plot_diagonal_interaction(), m.plot_mrope_ids(),
+        m.plot_pair_axes(time_span=1e4, space_span=2)]
 
 
 #: The figures of a chapter's module, drawn as the chapter draws them.

@@ -206,3 +206,81 @@ def test_mixed_data_holds_every_base_of_the_slider_in_order():
     assert len(data) == len(bases)
     for block, base in zip(data, bases, strict=True):
         np.testing.assert_array_equal(block, figs.mixed_frequencies(base))
+
+
+# ------------------------------------------------------- M-RoPE figures
+
+
+def test_mrope_prompt_is_text_image_text_video_text():
+    seg = figs.mrope_prompt(img_h=6, img_w=10, frames=12, fps=4.0)
+    assert [s[0] for s in seg] == ["text", "image", "text", "video", "text"]
+    assert seg[1][1] == (1, 6, 10)
+    assert seg[3][1] == (6, 8, 8) and seg[3][2] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("values", [
+    {}, {"img_h": 2, "img_w": 32, "frames": 32, "fps": 0.5},
+    {"img_h": 30, "img_w": 4, "frames": 2, "fps": 3.5}])
+def test_plot_mrope_ids_draws_posenc_core_ids(values):
+    fig = figs.plot_mrope_ids(**values)
+    segments = figs.mrope_prompt(**values)
+    for ax, variant in zip(fig.axes, ("qwen2-vl", "qwen2.5-vl"),
+                           strict=True):
+        ids = pc.mrope_position_ids(segments, variant=variant,
+                                    tokens_per_second=4)
+        lines = {line.get_gid(): line for line in ax.lines}
+        for row, gid in zip(ids, "thw", strict=True):
+            np.testing.assert_array_equal(lines[gid].get_ydata(), row)
+        np.testing.assert_array_equal(lines["token"].get_ydata(),
+                                      np.arange(ids.shape[1]))
+        assert f"largest id {ids.max()}" in ax.get_title()
+        # the shaded spans cover exactly the image's and the video's tokens
+        spans = [p for p in ax.patches]
+        assert len(spans) == 2
+        n_image = (values.get("img_h", 8) // 2) * (values.get("img_w", 12)
+                                                   // 2)
+        assert spans[0].get_x() == pytest.approx(5 - 0.5)
+        assert spans[0].get_width() == pytest.approx(n_image)
+
+
+def test_mrope_ids_grow_slower_than_tokens_and_time_follows_seconds():
+    fig = figs.plot_mrope_ids(img_h=32, img_w=32, frames=16, fps=2.0)
+    top, bottom = fig.axes
+    n = len(top.lines[0].get_xdata())
+    assert top.lines[1].get_ydata().max() < n / 4
+    # Qwen2.5-VL: 4 ids per second, 1 second per group at 2 fps
+    t = bottom.lines[1].get_ydata()
+    assert np.diff(np.unique(t[5 + 256 + 4:5 + 256 + 4 + 8 * 16])).tolist() \
+        == [4] * 7
+
+
+@pytest.mark.parametrize("time_span,space_span", [(100.0, 32), (10.0, 2),
+                                                  (1e4, 64)])
+def test_plot_pair_axes_draws_the_turns_of_each_axis(time_span, space_span):
+    fig = figs.plot_pair_axes(time_span=time_span, space_span=space_span)
+    for ax, (_, section, layout, base) in zip(fig.axes, figs.MROPE_MODELS,
+                                              strict=True):
+        axes = pc.mrope_pair_axes(section, layout=layout)
+        omega = pc.rope_frequencies(128, base=base)
+        spans = np.array([time_span, space_span, space_span])
+        lines = {line.get_gid(): line for line in ax.lines}
+        for axis, name in enumerate(("time", "height", "width")):
+            i = np.flatnonzero(axes == axis)
+            np.testing.assert_array_equal(lines[name].get_xdata(), i)
+            np.testing.assert_allclose(lines[name].get_ydata(),
+                                       spans[axis] * omega[i] / (2 * np.pi),
+                                       rtol=1e-12)
+        assert ax.get_yscale() == "log"
+
+
+def test_chunked_layout_gives_time_the_fastest_pairs():
+    fig = figs.plot_pair_axes()
+    chunked, interleaved = fig.axes
+    lines = {line.get_gid(): line for line in chunked.lines}
+    assert lines["time"].get_xdata().tolist() == list(range(16))
+    assert lines["width"].get_xdata().min() == 40
+    assert lines["width"].get_ydata().max() < 1e-3
+    inter = {line.get_gid(): line for line in interleaved.lines}
+    assert inter["width"].get_xdata().min() == 2
+    assert inter["width"].get_ydata().max() > 1
+    assert "13" in chunked.get_title().splitlines()[1]

@@ -109,4 +109,85 @@
       bx.set_title(label(t.profile_title, { row: row, col: col }));
     }
   });
+
+  // ------------------------------------------------------------ M-RoPE
+  var AXIS_COLOURS = ["C3", "C0", "C2"], AXIS_NAMES = ["time", "height", "width"];
+  var VIDEO_PATCHES = [8, 8], TEMPORAL_PATCH_SIZE = 2;
+  var MROPE_MODELS = [["Qwen2-VL", [16, 24, 24], "chunked", 1e6],
+                      ["Qwen3-VL", [24, 20, 20], "interleaved", 5e5]];
+
+  /** posenc_plots.ch09_vision.mrope_prompt. */
+  function mropePrompt(imgH, imgW, frames, fps) {
+    return [["text", 5], ["image", [1, imgH, imgW]], ["text", 4],
+            ["video", [Math.floor(frames / TEMPORAL_PATCH_SIZE), VIDEO_PATCHES[0],
+                       VIDEO_PATCHES[1]], TEMPORAL_PATCH_SIZE / fps],
+            ["text", 4]];
+  }
+
+  function spans(segments) {
+    var out = [], at = 0;
+    segments.forEach(function (seg) {
+      if (seg[0] === "text") { at += seg[1]; return; }
+      var g = seg[1], n = g[0] * (g[1] / 2) * (g[2] / 2);
+      out.push([seg[0], at, at + n]);
+      at += n;
+    });
+    return out;
+  }
+
+  posenc.register("ch09_vision:ch09_mrope_ids", {
+    figsize: [8.0, 6.6],
+    draw: function (fig, p, t) {
+      var nu = 4, segments = mropePrompt(p.img_h, p.img_w, p.frames, p.fps);
+      var axes = fig.subplots(2, 1);
+      ["qwen2-vl", "qwen2.5-vl"].forEach(function (variant, k) {
+        var ax = axes[k];
+        var ids = core.mrope_position_ids(segments, { variant: variant, tokens_per_second: nu });
+        var n = ids[0].length, token = np.arange(n), top = -Infinity;
+        ids.forEach(function (row) { row.forEach(function (v) { top = Math.max(top, v); }); });
+        spans(segments).forEach(function (sp) {
+          ax.axvspan(sp[1] - 0.5, sp[2] - 0.5, { color: sp[0] === "image" ? "0.92" : "0.85",
+                                                 zorder: 0, label: t[sp[0]] });
+        });
+        ax.plot(token, token, { color: "0.5", ls: "--", lw: 1.0, gid: "token", label: t.token });
+        ids.forEach(function (row, a) {
+          ax.plot(token, row, { color: AXIS_COLOURS[a], lw: 1.3, gid: "thw"[a],
+                                label: t[AXIS_NAMES[a]], ls: "-" });
+        });
+        ax.set_ylabel(t.ylabel);
+        ax.set_title(label(t.title, { model: label(t[variant], { nu: nu }), n: n, top: top }));
+        ax.legend({ loc: "upper left", fontsize: "small" });
+      });
+      axes[1].set_xlabel(t.xlabel);
+    }
+  });
+
+  posenc.register("ch09_vision:ch09_pair_axes", {
+    figsize: [8.2, 4.0],
+    draw: function (fig, p, t) {
+      var headDim = 128, spansAxis = [p.time_span, p.space_span, p.space_span];
+      var axes = fig.subplots(1, 2);
+      MROPE_MODELS.forEach(function (m, k) {
+        var ax = axes[k], section = m[1], layout = m[2], base = m[3];
+        var pairAxis = core.mrope_pair_axes(section, { layout: layout });
+        var angles = core.mrope_angles([[spansAxis[0]], [spansAxis[1]], [spansAxis[2]]],
+                                       headDim, section, { base: base, layout: layout })[0];
+        var turns = angles.map(function (a) { return a / (2 * Math.PI); });
+        AXIS_NAMES.forEach(function (name, axis) {
+          var idx = np.arange(turns.length).filter(function (i) { return pairAxis[i] === axis; });
+          ax.plot(idx, idx.map(function (i) { return turns[i]; }), {
+            ls: "none", marker: "o", ms: 3.5, color: AXIS_COLOURS[axis], gid: name,
+            label: label(t[name], { span: fmt(spansAxis[axis], ",.0f") }) });
+        });
+        ax.axhline(1.0, { color: "0.4", ls: ":", lw: 1.0 });
+        ax.set_yscale("log");
+        ax.set_xlabel(t.xlabel);
+        var over = turns.filter(function (v) { return v > 1; }).length;
+        ax.set_title(label(t.title, { model: m[0], layout: t[layout],
+                                      section: "[" + section.join(", ") + "]", over: over }));
+        ax.legend({ loc: "lower left", fontsize: "small" });
+      });
+      axes[0].set_ylabel(t.ylabel);
+    }
+  });
 })(window.posenc);

@@ -819,6 +819,98 @@
     });
   }
 
+  /** M-RoPE ids (time, height, width) of a prompt (Qwen's get_rope_index):
+   *  segments are n or ["text", n], ["image", [t, h, w]],
+   *  ["video", [t, h, w]] or ["video", [t, h, w], seconds_per_grid]. */
+  function mrope_position_ids(segments, o) {
+    var merge = opt(o, "spatial_merge_size", 2);
+    var variant = opt(o, "variant", "qwen2-vl");
+    var nu = opt(o, "tokens_per_second", 4);
+    var nextText = opt(o, "next_text", "largest");
+    if (["qwen2-vl", "qwen2.5-vl", "qwen3-vl"].indexOf(variant) < 0) {
+      throw ValueError("variant must be one of ('qwen2-vl', 'qwen2.5-vl', 'qwen3-vl')");
+    }
+    if (nextText !== "largest" && nextText !== "spatial") {
+      throw ValueError("next_text must be one of ('largest', 'spatial')");
+    }
+    var segs = [];
+    segments.forEach(function (seg) {
+      if (typeof seg === "number") seg = ["text", seg];
+      if (seg[0] === "text") { segs.push(["text", seg[1]]); return; }
+      var g = seg[1];
+      if (g[1] % merge || g[2] % merge) {
+        throw ValueError("segments: h, w must be multiples of spatial_merge_size");
+      }
+      var one = [seg[0], g[0], g[1] / merge, g[2] / merge, seg.length > 2 ? seg[2] : 1.0];
+      if (variant === "qwen3-vl") {
+        for (var k = 0; k < g[0]; k++) segs.push([seg[0], 1, one[2], one[3], one[4]]);
+      } else {
+        segs.push(one);
+      }
+    });
+    var ids = [[], [], []], start = 0;
+    segs.forEach(function (seg) {
+      var i;
+      if (seg[0] === "text") {
+        for (i = 0; i < seg[1]; i++) { ids[0].push(start + i); ids[1].push(start + i); ids[2].push(start + i); }
+        start += seg[1];
+        return;
+      }
+      var t = seg[1], h = seg[2], w = seg[3], seconds = seg[4], top = -Infinity;
+      for (var k = 0; k < t; k++) {
+        var tau = (variant === "qwen2.5-vl" && seg[0] === "video") ?
+          Math.floor(k * (nu * seconds)) : k;
+        for (var y = 0; y < h; y++) {
+          for (var x = 0; x < w; x++) {
+            ids[0].push(start + tau); ids[1].push(start + y); ids[2].push(start + x);
+            top = Math.max(top, start + tau, start + y, start + x);
+          }
+        }
+      }
+      start = nextText === "largest" ? top + 1 : start + Math.max(h, w);
+    });
+    return ids;
+  }
+
+  function mropeSection(section) {
+    if (!Array.isArray(section) || section.length !== 3 ||
+        !section.every(function (s) { return isInt(s) && s >= 0; }) ||
+        section[0] + section[1] + section[2] === 0) {
+      throw ValueError("mrope_section must be 3 integers >= 0 with a positive sum");
+    }
+    return section;
+  }
+
+  /** Axis (0 time, 1 height, 2 width) of each rotated pair. */
+  function mrope_pair_axes(mrope_section, o) {
+    var section = mropeSection(mrope_section), layout = opt(o, "layout", "chunked");
+    var n = section[0] + section[1] + section[2], axes = [], i;
+    if (layout === "chunked") {
+      for (var a = 0; a < 3; a++) for (i = 0; i < section[a]; i++) axes.push(a);
+      return axes;
+    }
+    if (layout !== "interleaved") throw ValueError("layout must be one of ('chunked', 'interleaved')");
+    for (i = 0; i < n; i++) axes.push(0);
+    [[1, 1], [2, 2]].forEach(function (ao) {
+      for (var j = ao[1]; j < Math.min(3 * section[ao[0]], n); j += 3) axes[j] = ao[0];
+    });
+    return axes;
+  }
+
+  /** phi_i = pos^{axis(i)} omega_i, omega_i = base^(-2i/d): (n, d/2). */
+  function mrope_angles(position_ids, head_dim, mrope_section, o) {
+    var section = mropeSection(mrope_section);
+    checkD("head_dim", head_dim);
+    if (head_dim !== 2 * (section[0] + section[1] + section[2])) {
+      throw ValueError("head_dim must be 2 * sum(mrope_section)");
+    }
+    var axes = mrope_pair_axes(section, { layout: opt(o, "layout", "chunked") });
+    var omega = rope_frequencies(head_dim, { base: opt(o, "base", 10000.0) });
+    return position_ids[0].map(function (_, n) {
+      return axes.map(function (a, i) { return position_ids[a][n] * omega[i]; });
+    });
+  }
+
   posenc.core = {
     frequencies: frequencies,
     wavelengths: wavelengths,
@@ -842,7 +934,10 @@
     rope_axial_angles: rope_axial_angles,
     rope_mixed_angles: rope_mixed_angles,
     normalized_patch_coordinates: normalized_patch_coordinates,
-    dinov3_rope_angles: dinov3_rope_angles
+    dinov3_rope_angles: dinov3_rope_angles,
+    mrope_position_ids: mrope_position_ids,
+    mrope_pair_axes: mrope_pair_axes,
+    mrope_angles: mrope_angles
   };
 
   // -------------------------------------------------------------- data
