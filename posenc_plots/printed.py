@@ -459,6 +459,8 @@ _table("09_positions_in_2d_and_3d", {
     "steps": "{0:8}: steps {1} down, {2} across, rows span {3} .. {4}",
     "keep": "patches that keep their own vector: {0}",
     "cls": "the class token's vector sits at patch {0}",
+    "corners": "align_corners=True : {0}",
+    "centres": "align_corners=False: {0}",
     "fps": "{0} fps: {1}",
     "next_text": "{0:8}: last video time id {1}, next text id {2}",
     "chunked": "chunked:     {0} ... {1}",
