@@ -12,7 +12,8 @@
 """
 
 import json
-from dataclasses import replace
+import math
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -283,6 +284,137 @@ def test_evaluate_passkey_scores_a_perfect_model():
 # ---- the experiment
 
 
+def test_variants_of_the_full_plan():
+    plan = layers.PLANS["full"]
+    names = [v["name"] for v in layers.variants(plan)]
+    assert names[:8] == ["f0", "f0.25-spread", "f0.25-proportional",
+                         "f0.5-spread", "f0.5-proportional", "f0.75-spread",
+                         "f0.75-proportional", "f1"]
+    by = {v["name"]: v for v in layers.variants(plan)}
+    assert by["f1"]["config"] == layers.LAB
+    with_base = replace(plan, experiments=layers.EXPERIMENTS)
+    if hasattr(pc, "rope_base_lower_bound"):  # the bases come from core
+        by = {v["name"]: v for v in layers.variants(with_base)}
+        assert by["f1"]["experiments"] == ["fraction", "base"]
+        bound = pc.rope_base_lower_bound(64, 16)
+        assert by["base1x"]["config"].base == pytest.approx(bound)
+        assert by["base0.1x"]["config"].base == pytest.approx(bound / 10)
+    else:  # ... and wait for it, with an error that says so
+        with pytest.raises(ValueError, match="rope_base_lower_bound"):
+            with_base.check()
+    assert by["depth-mixed"]["config"].nope_layers == (3,)  # Llama 4's
+    assert by["depth-nope"]["config"].nope_layers == (0, 1, 2, 3)
+    assert by["depth-mixed-temp"]["config"].nope_temperature
+    cfg = by["f1"]["config"]  # chapter 8's model and training
+    full8 = ex.PRESETS["full"]
+    for name in ("d_model", "n_layers", "n_heads", "L", "steps", "lr",
+                 "batch_size", "base", "seeds", "eval_multiples"):
+        assert getattr(cfg, name) == getattr(full8, name), name
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    plan = layers.PLANS["quick"]
+    plan = replace(plan, lab=replace(plan.lab, seeds=(0,)))
+    out = tmp_path_factory.mktemp("ch10quick")
+    return layers.run_layers(plan, out, progress=False), out
+
+
+def test_quick_preset_runs(quick_run):
+    results, out = quick_run
+    plan = layers.PLANS["quick"]
+    names = [v["name"] for v in layers.variants(plan)]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(
+        f"{v}-{t}-seed0.json" for v in names for t in ("lm", "passkey"))
+    on_disk = json.loads((out / "results.json").read_text())
+    assert on_disk == json.loads(json.dumps(results))
+    assert on_disk["schema"] == layers.SCHEMA
+    assert layers.plan_from_json(on_disk["plan"]) == replace(
+        plan, lab=replace(plan.lab, seeds=(0,)))
+    L = plan.lab.L
+    for run in results["runs"]:
+        assert run["train_loss"][-1][1] < run["train_loss"][0][1], run
+        if run["task"] == "passkey":
+            assert list(run["eval"]) == [str(L * j) for j in (1, 2, 4)]
+            for res in run["eval"].values():
+                assert 0 <= res["exact_match"] <= 1
+                assert sum(res["depth_counts"]) == res["examples"] == 32
+        else:
+            assert "stretch" not in run
+            assert math.isfinite(run["eval"][str(4 * L)]["loss"])
+    rows = layers.summary(results)
+    assert [r["variant"] for r in rows["fraction"]] == names[:4]
+    assert rows["fraction"][0]["loss"][L][2] == 1  # one seed
+    table = layers.markdown_table(results, "depth", "passkey")
+    assert table.count("\n") == 5 and "(n=1)" in table
+
+
+def test_quick_fraction_zero_and_one_are_chapter_8s_runs(quick_run):
+    """The f = 0 run is chapter 8's NoPE run and f = 1 its RoPE run (without
+    the stretching): the same training, bit for bit."""
+    results, _ = quick_run
+    runs = {(r["variant"], r["task"]): r for r in results["runs"]}
+    cfg8 = replace(ex.PRESETS["quick"], tasks=("lm",), seeds=(0,),
+                   eval_multiples=(1, 2, 4), finetune_steps=0)
+    for variant, method in (("f0", "none"), ("f1", "rope")):
+        ref = ex.run_one(cfg8, "lm", method, 0)
+        got = runs[variant, "lm"]
+        assert got["train_loss"] == ref["train_loss"], variant
+        assert got["eval"] == ref["eval"], variant
+
+
+def test_quick_runs_are_deterministic(quick_run):
+    results, _ = quick_run
+    var = {v["name"]: v for v in layers.variants(layers.PLANS["quick"])}
+    cfg = replace(var["depth-mixed-temp"]["config"], seeds=(0,))
+    again = ex.run_one(cfg, "passkey", "rope", 0)
+    stored = next(r for r in results["runs"] if r["task"] == "passkey"
+                  and r["variant"] == "depth-mixed-temp")
+    assert again["eval"] == stored["eval"]
+    assert again["train_loss"] == stored["train_loss"]
+
+
+def _close(new, old, path=""):
+    if isinstance(old, dict):
+        assert set(new) == set(old), path
+        for key in old:
+            _close(new[key], old[key], f"{path}/{key}")
+    elif isinstance(old, list):
+        assert len(new) == len(old), path
+        for i, (a, b) in enumerate(zip(new, old, strict=True)):
+            _close(a, b, f"{path}[{i}]")
+    elif isinstance(old, float) and "_time" not in path:
+        tol = ACC_TOL if ("exact" in path or "accuracy" in path) else LOSS_TOL
+        if path.endswith("ppl"):
+            tol = LOSS_TOL * old
+        assert abs(new - old) <= tol, f"{path}: {new} != {old}"
+    elif "_time" not in path:
+        assert new == old, path
+
+
+def test_quick_reproduces_the_committed_numbers(quick_run):
+    results, _ = quick_run
+    stored = layers.load_results(QUICK)
+    assert layers.plan_from_json(stored["plan"]) == layers.PLANS["quick"]
+    assert len(stored["runs"]) == 2 * len(stored["variants"]) * 3
+    same_machine = all(
+        stored["environment"][k] == ex.environment(layers.PLANS["quick"]
+                                                   .lab)[k]
+        for k in ("cpu", "torch", "numpy", "torch_threads"))
+    old = {(r["variant"], r["task"]): r for r in stored["runs"]
+           if r["seed"] == 0}
+    for run in results["runs"]:
+        ref = old[run["variant"], run["task"]]
+        strip = {"wall_time_s", "cpu_time_s", "config"}
+        assert {**run["config"], "seeds": None} == {**ref["config"],
+                                                    "seeds": None}
+        if same_machine:
+            assert {k: v for k, v in run.items() if k not in strip} == {
+                k: v for k, v in ref.items() if k not in strip}
+        else:
+            _close(run, ref)
+
+
 def test_resume_keeps_finished_runs(tmp_path):
     plan = layers.PLANS["quick"]
     plan = replace(plan, experiments=("depth",),
@@ -298,9 +430,10 @@ def test_resume_keeps_finished_runs(tmp_path):
     assert again["resumed"] == 3 and victim.exists()
     assert (tmp_path / "runs" / "depth-rope-passkey-seed0.json"
             ).read_text() == keep
-    strip = [{k: v for k, v in r.items() if k != "wall_time_s"}
+    timing = ("wall_time_s", "cpu_time_s")
+    strip = [{k: v for k, v in r.items() if k not in timing}
              for r in first["runs"]]
-    assert strip == [{k: v for k, v in r.items() if k != "wall_time_s"}
+    assert strip == [{k: v for k, v in r.items() if k not in timing}
                      for r in again["runs"]]
 
 
@@ -361,3 +494,34 @@ def test_per_seed_and_paired_read_the_runs():
         layers.per_seed(results, "a", "ppl")
     with pytest.raises(ValueError, match="variant"):
         layers.per_seed(results, "c")
+
+
+# ---- the committed full run, which chapter 10 reads
+
+
+def test_committed_full_results_are_consistent():
+    """Every committed run is the run of its model's configuration, in
+    runs/ too; the summary is summarize(runs); "complete" says whether
+    every run of the plan is in (a run cut short commits what finished)."""
+    full = layers.load_results(FULL)
+    plan = layers.plan_from_json(full["plan"])
+    assert plan == layers.PLANS["full"]
+    configs = {v["name"]: json.loads(json.dumps(asdict(v["config"])))
+               for v in layers.variants(plan)}
+    assert [v["name"] for v in full["variants"]] == list(configs)
+    keys = [(r["variant"], r["task"], r["seed"]) for r in full["runs"]]
+    wanted = {(v, t, s) for v in configs for t in plan.lab.tasks
+              for s in plan.lab.seeds}
+    assert len(set(keys)) == len(keys) and set(keys) <= wanted
+    assert full["complete"] == (set(keys) == wanted)
+    assert full["summary"] == json.loads(json.dumps(
+        layers.summarize(full["runs"])))
+    files = {p.name for p in (FULL.parent / "runs").iterdir()}
+    assert files == {f"{v}-{t}-seed{s}.json" for v, t, s in keys}
+    for run in full["runs"]:
+        path = FULL.parent / "runs" / (
+            f"{run['variant']}-{run['task']}-seed{run['seed']}.json")
+        assert json.loads(path.read_text()) == run
+        assert run["config"] == configs[run["variant"]]
+    assert full["wall_time_s"] == pytest.approx(
+        sum(s["wall_time_s"] for s in full["sessions"]), abs=0.2)
