@@ -31,6 +31,10 @@ References
    Positional Encodings Useful?", arXiv:2410.06205, ICLR 2025 (p-RoPE).
 .. [Ding2024] Y. Ding et al., "LongRoPE: Extending LLM Context Window Beyond
    2 Million Tokens", arXiv:2402.13753, ICML 2024.
+.. [Men2024] X. Men, M. Xu, B. Wang, Q. Zhang, H. Lin, X. Han, W. Chen,
+   "Base of RoPE Bounds Context Length", arXiv:2405.14591, NeurIPS 2024.
+.. [Su2024base] J. Su, "Transformer升级之路：18、RoPE的底数选择原则",
+   kexue.fm/archives/10122, 2024.
 .. [Nakanishi2025] K. M. Nakanishi, "Scalable-Softmax Is Superior for
    Attention", arXiv:2501.19399, 2025.
 .. [He2022] K. He et al., "Masked Autoencoders Are Scalable Vision
@@ -71,6 +75,8 @@ __all__ = [
     "partial_rope_frequencies",
     "nope_attention_temperature",
     "rope_attention_factor",
+    "rope_supported_length",
+    "rope_base_lower_bound",
     # chapter 6
     "rope_decay_bound",
     "rope_layout_permutation",
@@ -1365,6 +1371,174 @@ def rope_attention_factor(scaling):
             "LongRoPE's attention factor (it divides by its logarithm), "
             f"got {L!r}")
     return float(np.sqrt(1.0 + np.log(s) / np.log(L)))
+
+
+def _first_negative_distance(theta, start, stop):
+    """First integer distance m in [start, stop) with sum_i cos(m theta_i)
+    < 0, or None; in growing blocks, so an early one costs little."""
+    m0, size = start, 64
+    while m0 < stop:
+        m = np.arange(m0, min(m0 + size, stop), dtype=np.float64)
+        neg = np.flatnonzero(np.cos(m[:, None] * theta).sum(axis=1) < 0)
+        if neg.size:
+            return m0 + int(neg[0])
+        m0 += size
+        size = min(2 * size, max(1, 2**22 // theta.size))
+    return None
+
+
+def _check_bound_args(head_dim):
+    head_dim = _check_d("head_dim", head_dim)
+    _check_size(head_dim // 2, 64)
+    return head_dim
+
+
+def rope_supported_length(base, head_dim, *, max_length=2**24):
+    r"""The context length that a RoPE base supports, after Men et al.
+
+    [Men2024]_ ask that a query still attends more to a key similar to it
+    than to a random key at every distance of the context; for queries and
+    keys with independent entries this is, up to a positive factor, the
+    sign of
+
+    .. math::
+
+        B_{m} = \sum_{i=0}^{d/2-1} \cos(m\,\omega_i), \qquad
+        \omega_i = b^{-2i/d}
+
+    (their eq. 9, :math:`B_{m,\theta}`; the same sum is Su's criterion in
+    [Su2024base]_). The supported length is the number of tokens
+    :math:`L_b` over which it never turns negative: :math:`B_m \ge 0` for
+    every distance :math:`m = 0, \dots, L_b - 1` and :math:`B_{L_b} < 0`.
+    The base bounds the context from above: it is not monotone in
+    :math:`b` (a slightly larger base can support fewer tokens, see
+    :func:`rope_base_lower_bound`).
+
+    Parameters
+    ----------
+    base : float
+        :math:`b > 1`.
+    head_dim : int
+        :math:`d`, a positive even integer (all pairs rotate).
+    max_length : int, optional
+        Search no further than this many tokens, in [1, 2**24].
+
+    Returns
+    -------
+    int
+        :math:`L_b`; ``max_length`` if :math:`B_m \ge 0` for every
+        :math:`m < ` ``max_length`` (the base supports at least that much).
+
+    Examples
+    --------
+    >>> rope_supported_length(10000.0, 128)
+    1707
+    >>> rope_supported_length(500000.0, 128)
+    18438
+    """
+    base = _check_base(base)
+    head_dim = _check_bound_args(head_dim)
+    max_length = _check_int("max_length", max_length, 1,
+                            "an integer in [1, 2**24]")
+    if max_length > 2**24:
+        raise ValueError(f"max_length must be an integer in [1, 2**24], "
+                         f"got {max_length!r}")
+    theta = base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    first = _first_negative_distance(theta, 0, max_length)
+    return max_length if first is None else first
+
+
+def rope_base_lower_bound(length, head_dim):
+    r"""The smallest RoPE base that supports a context length (Men et al.).
+
+    The smallest :math:`b` whose :func:`rope_supported_length` is at least
+    ``length`` :math:`L`: :math:`B_m = \sum_i \cos(m\, b^{-2i/d}) \ge 0` for
+    every distance :math:`m = 0, \dots, L - 1` ([Men2024]_, their
+    Table 1 and Figure 1 with :math:`d = 128`; [Su2024base]_).
+
+    The set of bases that support :math:`L` is not an interval: just
+    above the bound there are bases that fail again (for :math:`d = 128`,
+    :math:`L = 4096`: the bound is 26,952, yet 29,300 supports only 3,124
+    tokens, and bases up to 58,800 still fail here and there). The search
+    steps up from :math:`b = 1.001` by factors of 1.001 (1.01 while the
+    supported length is below :math:`L/4`, where a window of valid bases
+    cannot open), checks each candidate first at the distances where its
+    neighbour failed, and refines the first base that passes by bisection
+    to about 1e-12 relatively; a window of valid bases narrower than 0.1 %
+    could be missed.
+
+    With :math:`d = 128` this gives, for :math:`L` = 1,024, 2,048, 4,096,
+    8,192, 16,384, 32,768, 65,536 and 131,072 tokens, the bounds 4,293,
+    11,590, 26,950, 83,760, 231,600, 630,000, 2.09e6 and 8.23e6. Men et
+    al.'s Table 1 lists 4.3e3, 1.6e4, 2.7e4, 8.4e4, 3.1e5, 6.4e5, 2.1e6
+    and 7.8e6 for the lengths 1k to 128k: equal to two significant digits
+    at 1k, 4k, 8k and 64k, within 2 % at 32k, and lower here at 2k and 16k
+    (bases in a narrow window that a coarser scan passes over) and higher
+    at 128k. Their fit :math:`b \approx 0.0424\,L^{1.628}` summarises the
+    same curve.
+
+    Parameters
+    ----------
+    length : int
+        :math:`L \ge 1`, in tokens (at most 2**17 = 131,072: the search
+        takes about a second at 4,096 and a minute or two at 131,072).
+    head_dim : int
+        :math:`d`, a positive even integer; :math:`d = 2` supports at most
+        2 tokens whatever the base (:math:`\cos 2 < 0`).
+
+    Returns
+    -------
+    float
+        The bound; 1.0 for :math:`L \le 2`, which every base > 1 supports.
+
+    Examples
+    --------
+    >>> round(rope_base_lower_bound(1024, 128))
+    4293
+    >>> rope_supported_length(rope_base_lower_bound(1024, 128), 128) >= 1024
+    True
+    """
+    length = _check_int("length", length, 1, "an integer in [1, 2**17]")
+    if length > 2**17:
+        raise ValueError(f"length must be an integer in [1, 2**17], got "
+                         f"{length!r}")
+    head_dim = _check_bound_args(head_dim)
+    if head_dim == 2 and length > 2:
+        raise ValueError(
+            "length must be at most 2 for head_dim 2: the one pair turns "
+            f"by 1 radian per token and cos(2) < 0, got length {length}")
+    i = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
+
+    def fails(log_b, witnesses):
+        """A distance < L where B turns negative for exp(log_b), or None."""
+        theta = np.exp(-log_b * i)
+        for w in witnesses[-3:]:
+            half = max(16, int(4e-3 * w))
+            hit = _first_negative_distance(theta, max(0, w - half),
+                                           min(length, w + half + 1))
+            if hit is not None:
+                return hit
+        return _first_negative_distance(theta, 0, length)
+
+    if length <= 2:
+        return 1.0  # B_0 = d/2 and B_1 > 0 for every base > 1
+    log_b, witnesses = 1e-3, []
+    while True:
+        hit = fails(log_b, witnesses)
+        if hit is None:
+            break
+        witnesses.append(hit)
+        log_b += 1e-2 if hit < length / 4 else 1e-3
+    lo, hi = log_b - (1e-2 if len(witnesses) and witnesses[-1] < length / 4
+                      else 1e-3), log_b
+    lo = max(lo, 0.0) if witnesses else hi
+    while hi - lo > 1e-12 * hi:
+        mid = 0.5 * (lo + hi)
+        if _first_negative_distance(np.exp(-mid * i), 0, length) is None:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
 
 
 # ------------------------------------------------------ relative position

@@ -218,3 +218,59 @@ def test_longrope_attention_factor_from_the_two_lengths():
         "original_max_position_embeddings": 4096,
         "max_position_embeddings": 131072})
     assert got == pytest.approx(math.sqrt(1 + 5 / 12), rel=1e-15)
+
+
+# --------------------------------------------- Men et al.'s base bound
+
+
+def _B(m, base, d):
+    return sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
+
+
+def test_supported_length_is_the_first_negative_distance():
+    for base, d in [(10000.0, 128), (500.0, 32), (1e6, 64), (3.0, 8)]:
+        L = pc.rope_supported_length(base, d)
+        assert all(_B(m, base, d) >= 0 for m in range(L))
+        assert _B(L, base, d) < 0
+
+
+def test_supported_length_stops_at_max_length():
+    # head_dim 4, a huge base: cos m + cos(m b**-1/2) >= 0 for a long while
+    assert pc.rope_supported_length(1e20, 4, max_length=500) == 500
+    assert pc.rope_supported_length(10000.0, 128, max_length=100) == 100
+
+
+@pytest.mark.parametrize("L, bound, paper", [
+    (1024, 4293.44, 4.3e3), (2048, 11587.24, 1.6e4), (4096, 26952.3, 2.7e4),
+    (8192, 83763.8, 8.4e4)])
+def test_bound_reproduces_men_et_al_table(L, bound, paper):
+    # Men et al. (2024), Table 1 / Figure 1, d = 128: equal to two digits
+    # at 1k, 4k and 8k; at 2k a window of valid bases opens at 11,587,
+    # below the paper's 1.6e4
+    got = pc.rope_base_lower_bound(L, 128)
+    assert got == pytest.approx(bound, rel=1e-5)
+    if L != 2048:
+        assert float(f"{got:.2g}") == paper
+    assert pc.rope_supported_length(got, 128) >= L
+    assert pc.rope_supported_length(got * (1 - 1e-9), 128) < L
+
+
+def test_bound_is_the_smallest_base_on_a_fine_scan():
+    for L, d in [(64, 16), (100, 32), (200, 8)]:
+        b = pc.rope_base_lower_bound(L, d)
+        below = np.geomspace(1.0001, b * (1 - 1e-9), 4000)
+        assert all(pc.rope_supported_length(x, d) < L for x in below)
+        assert pc.rope_supported_length(b, d) >= L
+
+
+def test_bases_above_the_bound_can_fail_again():
+    bound = pc.rope_base_lower_bound(4096, 128)
+    assert bound < 29300.0
+    assert pc.rope_supported_length(29300.0, 128) == 3124
+
+
+def test_bound_of_tiny_lengths():
+    assert pc.rope_base_lower_bound(2, 64) == 1.0
+    assert pc.rope_base_lower_bound(2, 2) == 1.0
+    with pytest.raises(ValueError, match="length"):
+        pc.rope_base_lower_bound(3, 2)

@@ -570,6 +570,42 @@ def ref_mrope_angles(position_ids, head_dim, mrope_section, base=10000.0,
                      for t in range(ids.shape[1])]).reshape(-1, len(axes))
 
 
+def _ref_B(m, base, d):
+    return sum(math.cos(m * base ** (-2.0 * i / d)) for i in range(d // 2))
+
+
+def ref_rope_supported_length(base, head_dim, max_length=2**24):
+    b, d = _f(base), int(head_dim)
+    for m in range(int(max_length)):
+        if _ref_B(m, b, d) < 0:
+            return m
+    return int(max_length)
+
+
+def ref_rope_base_lower_bound(length, head_dim):
+    # the docstring's search, with plain loops: up from b = e**0.001 in
+    # steps of 0.01 (supported length below L/4) or 0.001 in log b, then
+    # bisection to 1e-12
+    L, d = int(length), int(head_dim)
+    if L <= 2:
+        return 1.0
+
+    def first_fail(logb):
+        return next((m for m in range(L)
+                     if _ref_B(m, math.exp(logb), d) < 0), None)
+
+    logb, step = 1e-3, 0.0
+    while (m := first_fail(logb)) is not None:
+        step = 1e-2 if m < L / 4 else 1e-3
+        logb += step
+    lo, hi = (max(logb - step, 0.0) if step else logb), logb
+    while hi - lo > 1e-12 * hi:
+        mid = 0.5 * (lo + hi)
+        if first_fail(mid) is None:
+            hi = mid
+        else:
+            lo = mid
+    return math.exp(hi)
 
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
@@ -971,6 +1007,14 @@ VALID = {
     "rope_attention_factor": st.fixed_dictionaries({"scaling": st.one_of(
         st.none(), evens(2, 64).flatmap(scaling_dicts))}),
     "nope_attention_temperature": nope_kw(),
+    "rope_supported_length": st.fixed_dictionaries(
+        {"base": st.one_of(reals(1.001, 1e4), st.sampled_from([10000, 2])),
+         "head_dim": evens(2, 16)},
+        optional={"max_length": ints(1, 3000)}),
+    "rope_base_lower_bound": st.one_of(
+        st.fixed_dictionaries({"length": ints(1, 24),
+                               "head_dim": evens(4, 8)}),
+        st.fixed_dictionaries({"length": ints(1, 2), "head_dim": evens(2, 2)})),
     "rope_decay_bound": decay_kw(),
     "rope_layout_permutation": st.fixed_dictionaries(
         {"head_dim": evens(2, 512)}),
@@ -1026,6 +1070,9 @@ def test_valid_input_matches_loop_reference(name):
                         strict=True):
             if isinstance(g, float):
                 assert g == pytest.approx(w, rel=1e-12)
+                continue
+            if type(g) is int:  # a count (rope_supported_length)
+                assert g == w
                 continue
             assert isinstance(g, (np.ndarray, np.generic))
             assert g.shape == np.shape(w)
@@ -1196,6 +1243,11 @@ BAD = {
         "base": BAD_BASE,
         "convention": [None, "", "Spread", "half", "p-rope", 0, b"spread",
                        ["spread"]]},
+    "rope_supported_length": {
+        "base": BAD_BASE, "head_dim": BAD_EVEN,
+        "max_length": [*BAD_COUNT, 0, 2**24 + 1]},
+    "rope_base_lower_bound": {
+        "length": [*BAD_COUNT, 0, 2**17 + 1], "head_dim": BAD_EVEN},
     "nope_attention_temperature": {
         "positions": [*BAD_POSITIONS, [-1.0], [0, -3], [0.0, -1e-9]],
         "floor_scale": [*BAD_REAL, 0, 0.0, -1, -8192],
@@ -1299,6 +1351,8 @@ BASE_CALL = {
     "rope_frequencies": {"head_dim": 8},
     "yarn_attention_scale": {"factor": 4},
     "partial_rope_frequencies": {"head_dim": 8, "fraction": 0.5},
+    "rope_supported_length": {"base": 500.0, "head_dim": 16},
+    "rope_base_lower_bound": {"length": 20, "head_dim": 8},
     "rope_attention_factor": {"scaling": {
         "type": "yarn", "factor": 8, "original_max_position_embeddings": 64}},
     "nope_attention_temperature": {"positions": [0, 5, 20],
@@ -1527,6 +1581,8 @@ HUGE = [
     ("rope_frequencies", {"head_dim": 2**28 + 2}),
     ("partial_rope_frequencies", {"head_dim": 2**28 + 2, "fraction": 0.5}),
     ("nope_attention_temperature", {"positions": 2**28}),
+    ("rope_supported_length", {"base": 1e4, "head_dim": 2**28}),
+    ("rope_base_lower_bound", {"length": 100, "head_dim": 2**28}),
     ("rope_decay_bound", {"distances": 2**20, "head_dim": 2**10}),
     ("rope_layout_permutation", {"head_dim": 2**28}),
     ("round_significand", {"x": _view((2**28,)), "bits": 8}),
