@@ -470,6 +470,69 @@ _table("09_positions_in_2d_and_3d", {
     "generated": "tokens: {0}  first generated token at id {1}",
 })
 
+
+def _config_notes():
+    """``"{0}: <note>"`` for each note of chapter 10's table of configs."""
+    import json
+    from pathlib import Path
+
+    path = (Path(__file__).resolve().parent.parent / "posenc_lab" / "data"
+            / "model_configs.json")
+    models = json.loads(path.read_text(encoding="utf-8"))["models"]
+    notes = [note for m in models for note in m["unconfirmed"]]
+    return {f"note_{k}": "{0}: " + note.replace("{", "{{").replace("}", "}}")
+            for k, note in enumerate(notes)}
+
+
+_table("10_position_in_2026_models", {
+    "spread": "spread: {0} of {1} pairs rotate, longest wavelength {2}",
+    "proportional": ("proportional: {0} of {1} pairs rotate, longest "
+                     "wavelength {2}"),
+    "ratio": "ratio of the longest wavelengths: {0}",
+    "parts": ("query {0:>4}, key {1:>4}: rotated part {2}, other part {3}"),
+    "first": "{0}, first layers:",
+    "nope": "layer {0:>2}: no position",
+    "window": ("layer {0:>2}: window {1}, base {2}, {3} of {4} pairs "
+               "rotate"),
+    "global": ("layer {0:>2}: all keys, base {1}, {2} of {3} pairs "
+               "rotate"),
+    "keys": "keys n: {0}",
+    "weight": "weight of the key: {0}",
+    "scaled": "with the scores times 0.43 ln n: {0}",
+    "position": "position {0:>10}: queries x {1}",
+    "deepseek": "DeepSeek-V3's factor on every score: {0}",
+    "phi": "Phi-3.5-mini's factor on every score: {0}",
+    "bound": ("L = {0:>9}: smallest base {1:>14}   (figure 1's fit "
+              "{2:>14})"),
+    "supports": "base 500,000 supports {0} tokens",
+    "fit": "L = {0:>9}: the fit asks for a base of {1:>14}",
+    "glm_keys": "head_dim {0}, partial_rotary_factor {1}, rope_theta {2}",
+    "glm_longest": "longest wavelength {0} > 131,072: {1}",
+    "llama4": "Llama 4: {0}  posenc_core: {1}  Su: {2}",
+    "correct": "correct",
+    # the cells of the configuration table (posenc_plots.ch10_models)
+    "model": "model",
+    "with_position": "layers with position",
+    "head_dim": "head dimension",
+    "pairs": "pairs rotated",
+    "base": "base",
+    "longest": "longest wavelength",
+    "scaling": "scaling",
+    "window_col": "window",
+    "none": "none",
+    "linear": "linear ×{0}",
+    "linear_global": "linear ×{0} (global layers)",
+    "llama3": "Llama 3.1 ×{0} from {1}",
+    "yarn": "YaRN ×{0} from {1}",
+    "longrope": "LongRoPE from {0}",
+    "win_every": "{0} (every other layer)",
+    "win_local": "{0} ({1} of {2} layers)",
+    "chunks": "chunks of {0} (rotary layers)",
+    # what the search could not confirm, one line per note of the table's
+    # data (posenc_lab/data/model_configs.json), printed after the model
+    **_config_notes(),
+})
+
 #: Label tables whose English labels may fill a cell of a printed Markdown
 #: table (the rows of chapter 8's tables are its methods' names).
 CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches")

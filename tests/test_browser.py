@@ -1374,6 +1374,13 @@ def _grid_cases():
         cases.append(("rope_layout_permutation", [d], {}))
     for s in (1.0, 1.5, 8.0, 32.0):
         cases.append(("yarn_attention_scale", [s], {}))
+    for head_dim in (2, 8, 16, 96, 128, 256, 512):
+        for fraction in (0.0, 0.05, 0.25, 0.3, 1 / 3, 0.5, 0.75, 0.95, 1.0):
+            for base in (10.0, 10000.0, 1e6, 5e6):
+                for convention in ("spread", "proportional"):
+                    cases.append(("partial_rope_frequencies",
+                                  [head_dim, fraction],
+                                  {"base": base, "convention": convention}))
     for n in (0, 1, 5, 9):
         for k in (None, 0, 3):
             cases.append(("relative_positions", [n], {"max_distance": k}))

@@ -575,6 +575,34 @@
     return 0.1 * Math.log(factor) + 1.0;
   }
 
+  /** Chapter 10: the frequencies of a partially rotated head, 0 for the
+   *  pairs that do not rotate ("spread": a head of width floor(f d) spread
+   *  over the first pairs; "proportional": the fastest floor(f d / 2) pairs
+   *  of the full head). */
+  function partial_rope_frequencies(head_dim, fraction, o) {
+    checkD("head_dim", head_dim);
+    if (!(typeof fraction === "number" && isFinite(fraction) &&
+          fraction >= 0 && fraction <= 1)) {
+      throw ValueError("fraction must be a finite number in [0, 1], got " + fraction);
+    }
+    var base = checkBase(opt(o, "base"));
+    var convention = opt(o, "convention", "spread");
+    if (convention !== "spread" && convention !== "proportional") {
+      throw ValueError("convention must be one of ('spread', 'proportional'), got " +
+                       convention);
+    }
+    var half = head_dim / 2, omega = new Array(half), j;
+    for (j = 0; j < half; j++) omega[j] = 0.0;
+    if (convention === "spread") {
+      var r = Math.trunc(head_dim * fraction);
+      for (j = 0; 2 * j < r; j++) omega[j] = Math.pow(base, -(2 * j) / r);
+    } else {
+      var k = Math.floor(fraction * head_dim / 2);
+      for (j = 0; j < k; j++) omega[j] = Math.pow(base, -(2 * j) / head_dim);
+    }
+    return omega;
+  }
+
   /** R[i][j] = clip(j - i, -k, k). */
   function relative_positions(n, o) {
     var k = opt(o, "max_distance", null);
@@ -921,6 +949,7 @@
     apply_rope: apply_rope,
     rope_frequencies: rope_frequencies,
     yarn_attention_scale: yarn_attention_scale,
+    partial_rope_frequencies: partial_rope_frequencies,
     relative_positions: relative_positions,
     t5_relative_position_bucket: t5_relative_position_bucket,
     alibi_slopes: alibi_slopes,
