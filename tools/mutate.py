@@ -60,6 +60,14 @@ def m(name, what, path, edits, tests):
 
 PC = "posenc_core.py"
 JS = "_assets/posenc/posenc.js"
+# posenc.js rotates a pair in two places (apply_rope, apply_rope_angles)
+_JS_PAIR = ("        var i1 = layout === \"interleaved\" ? 2 * i : i;\n"
+            "        var i2 = layout === \"interleaved\" ? 2 * i + 1 : i + half;\n"
+            "        var x1 = row[i1], x2 = row[i2];\n")
+_JS_ROTATE = ("        out[i1] = x1 * c - x2 * s;\n"
+              "        out[i2] = x2 * c + x1 * s;")
+_JS_ROTATE_BACK = ("        out[i1] = x1 * c + x2 * s;\n"
+                   "        out[i2] = x2 * c - x1 * s;")
 JS_TESTS = [f"{BROWSER}::core_agrees or widget", f"{REFERENCE}::posenc_js"]
 LAB_EXP = "posenc_lab/experiment.py"
 LAB_RUNS = "tests/test_lab_runs.py"
@@ -123,29 +131,32 @@ MUTANTS = [
             "return np.concatenate([idx[1::2], idx[0::2]])")],
       [*CORE, "tests/test_ch06_rope.py"]),
     m("rope-frequency-exponent", "rope_frequencies: base**(-4i/d)", PC,
-      [("    theta = base ** (-2.0 * i / head_dim)\n    if scaling is None:",
-        "    theta = base ** (-4.0 * i / head_dim)\n    if scaling is None:")],
+      [("        return base ** (-2.0 * i / head_dim)\n    kind, p =",
+        "        return base ** (-4.0 * i / head_dim)\n    kind, p ="),
+       ("    theta = base ** (-2.0 * i / dim)\n",
+        "    theta = base ** (-4.0 * i / dim)\n")],
       [*CORE, f"{REFERENCE}::rope", "tests/test_ch06_rope.py"]),
     m("linear-multiplies", "Position Interpolation multiplies by s", PC,
       [('    if kind == "linear":\n        return theta / s',
         '    if kind == "linear":\n        return theta * s')],
       [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
     m("ntk-exponent", "NTK-aware base: base * s, without d/(d-2)", PC,
-      [("new_base = base * s ** (head_dim / (head_dim - 2))",
-        "new_base = base * s")],
+      [("new_base = base * stretch ** (dim / (dim - 2))",
+        "new_base = base * stretch")],
       [*CORE, f"{REFERENCE}::ntk", "tests/test_ch07_extension.py"]),
     m("yarn-bounds-swapped", "YaRN: beta_fast and beta_slow swapped", PC,
-      [('correction_dim(p["beta_fast"])', 'correction_dim(p["beta_SLOW"])'),
-       ('correction_dim(p["beta_slow"])', 'correction_dim(p["beta_fast"])'),
-       ('correction_dim(p["beta_SLOW"])', 'correction_dim(p["beta_slow"])')],
+      [('correction_dim(p["beta_fast"]), correction_dim(\n'
+        '            p["beta_slow"])',
+        'correction_dim(p["beta_slow"]), correction_dim(\n'
+        '            p["beta_fast"])')],
       [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
     m("yarn-ramp-reversed", "YaRN: the ramp runs the other way", PC,
       [("keep = 1.0 - ramp", "keep = ramp")],
       [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
     m("yarn-floor-ceil", "YaRN: ceil and floor of the correction range "
       "swapped (the middle band moves by one pair)", PC,
-      [("low = max(np.floor(", "low = max(np.ceil("),
-       ("high = min(np.ceil(", "high = min(np.floor(")],
+      [("low, high = np.floor(low), np.ceil(high)",
+        "low, high = np.ceil(low), np.floor(high)")],
       [*CORE, f"{REFERENCE}::scaling", "tests/test_ch07_extension.py"]),
     m("llama3-smooth-reversed", "Llama 3: the smooth band interpolates the "
       "wrong way", PC,
@@ -429,8 +440,13 @@ MUTANTS = [
         "row[2 * i] = Math.cos(a);\n          row[2 * i + 1] = Math.sin(a);")],
       JS_TESTS),
     m("js-rope-sign", "posenc.js: RoPE rotates clockwise", JS,
-      [("out[i1] = x1 * c - x2 * s;\n        out[i2] = x2 * c + x1 * s;",
-        "out[i1] = x1 * c + x2 * s;\n        out[i2] = x2 * c - x1 * s;")],
+      [("s = Math.sin(a);\n" + _JS_PAIR + _JS_ROTATE,
+        "s = Math.sin(a);\n" + _JS_PAIR + _JS_ROTATE_BACK)],
+      JS_TESTS),
+    m("js-rope-angles-sign", "posenc.js: apply_rope_angles rotates "
+      "clockwise (chapter 9's 2-D RoPE)", JS,
+      [("s = Math.sin(a[i]);\n" + _JS_PAIR + _JS_ROTATE,
+        "s = Math.sin(a[i]);\n" + _JS_PAIR + _JS_ROTATE_BACK)],
       JS_TESTS),
     m("js-t5-cap", "posenc.js: T5's last bucket off by one", JS,
       [("return bucket + Math.min(large, n - 1);",
