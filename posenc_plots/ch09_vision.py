@@ -392,10 +392,35 @@ def plot_mrope_ids(*, img_h=8, img_w=12, frames=8, fps=2.0,
     ``"w"`` are the three rows of ids; ``"token"`` is the token index, the
     1-D position a text model would give; the shaded spans are the image
     and the video."""
+    return live_mrope_ids().update(img_h=img_h, img_w=img_w, frames=frames,
+                                   fps=fps,
+                                   tokens_per_second=tokens_per_second)
+
+
+def _redrawn(draw, figsize):
+    """A :class:`posenc_plots.Live` whose update draws the figure again
+    from the start, into the same figure (new Axes each time: their number
+    of spans and ticks follows the sliders); the compositor then repaints
+    the whole image."""
+    fig = plt.figure(figsize=figsize, layout="constrained")
+
+    def update(**values):
+        fig.clear()
+        draw(fig, **values)
+
+    return Live(fig, update)
+
+
+def live_mrope_ids():
+    """:func:`plot_mrope_ids`, as a :class:`posenc_plots.Live`."""
+    return _redrawn(_draw_mrope_ids, (8.0, 6.6))
+
+
+def _draw_mrope_ids(fig, *, img_h=8, img_w=12, frames=8, fps=2.0,
+                    tokens_per_second=4):
     text = _IDS.get()
     segments = mrope_prompt(img_h, img_w, frames, fps)
-    fig, axes = plt.subplots(2, 1, figsize=(8.0, 6.6), layout="constrained",
-                             sharex=True)
+    axes = fig.subplots(2, 1, sharex=True)
     for ax, variant in zip(axes, ("qwen2-vl", "qwen2.5-vl"), strict=True):
         ids = pc.mrope_position_ids(segments, variant=variant,
                                     tokens_per_second=tokens_per_second)
@@ -416,7 +441,6 @@ def plot_mrope_ids(*, img_h=8, img_w=12, frames=8, fps=2.0,
             top=int(ids.max())), fontsize=10)
         ax.legend(loc="upper left", fontsize="small")
     axes[1].set_xlabel(text["xlabel"])
-    return fig
 
 
 def plot_pair_axes(*, time_span=100.0, space_span=32, head_dim=128):
@@ -426,9 +450,18 @@ def plot_pair_axes(*, time_span=100.0, space_span=32, head_dim=128):
     ``(time_span, space_span, space_span)``, one line of markers per axis
     (gids ``"time"``, ``"height"``, ``"width"``; x-data the pairs of that
     axis, ``posenc_core.mrope_pair_axes``). The dotted line is one turn."""
+    return live_pair_axes().update(time_span=time_span,
+                                   space_span=space_span, head_dim=head_dim)
+
+
+def live_pair_axes():
+    """:func:`plot_pair_axes`, as a :class:`posenc_plots.Live`."""
+    return _redrawn(_draw_pair_axes, (8.2, 4.0))
+
+
+def _draw_pair_axes(fig, *, time_span=100.0, space_span=32, head_dim=128):
     text = _AXES.get()
-    fig, axes = plt.subplots(1, 2, figsize=(8.2, 4.0), layout="constrained",
-                             sharey=True)
+    axes = fig.subplots(1, 2, sharey=True)
     spans = (time_span, space_span, space_span)
     for ax, (model, section, layout, base) in zip(axes, MROPE_MODELS,
                                                    strict=True):
@@ -449,7 +482,6 @@ def plot_pair_axes(*, time_span=100.0, space_span=32, head_dim=128):
             over=int((turns > 1).sum())), fontsize=9)
         ax.legend(loc="lower left", fontsize="small")
     axes[0].set_ylabel(text["ylabel"])
-    return fig
 
 
 def _fmt_span(span):
@@ -507,6 +539,7 @@ SIMILARITY = Interactive(
 MROPE_IDS = Interactive(
     name="ch09_mrope_ids",
     plot=plot_mrope_ids,
+    live=live_mrope_ids,
     sliders=(
         Slider("img_h", 2, 32, 2, 8, label=_IDS.en["img_h"]),
         Slider("img_w", 2, 32, 2, 12, label=_IDS.en["img_w"]),
@@ -521,6 +554,7 @@ MROPE_IDS = Interactive(
 PAIR_AXES = Interactive(
     name="ch09_pair_axes",
     plot=plot_pair_axes,
+    live=live_pair_axes,
     sliders=(
         Slider("time_span", 1, 4, 0.25, 2, label=_AXES.en["time_span"],
                log=True),
