@@ -1153,14 +1153,16 @@ def partial_rope_frequencies(head_dim, fraction, *, base=10000.0,
     frequency of pair :math:`i`; where that pair sits in the head depends on
     the library:
 
-    * transformers' partial rotation (GPT-NeoX, Phi, GLM, StableLM, ...)
+    * transformers' partial rotation (GPT-NeoX, Phi, StableLM, ...)
       rotates the slice ``x[..., :2 * ceil(r/2)]`` in the "half" layout
       *of that slice*, pairs :math:`(i, i + r/2)`, and passes the rest
       through: ``apply_rope(x[..., :r], n, layout="half",
       frequencies=omega[:r // 2])`` beside ``x[..., r:]`` (even :math:`r`);
     * GPT-J's ``rotary_dim`` rotates interleaved pairs :math:`(2i, 2i+1)`
       of the first ``rotary_dim`` dimensions: ``apply_rope(x, n,
-      frequencies=omega)`` on the whole head;
+      frequencies=omega)`` on the whole head; transformers' GLM does the
+      same (``repeat_interleave`` of the first half of cos and sin in
+      ``modeling_glm.apply_rotary_pos_emb``, then the slice ``x[..., :r]``);
     * Gemma 4's proportional RoPE rotates the whole head in the "half"
       layout, pairs :math:`(i, i + d/2)`, with zeros for the dropped
       pairs: ``apply_rope(x, n, layout="half", frequencies=omega)``.

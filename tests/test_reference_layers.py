@@ -20,6 +20,7 @@ import torch
 import transformers
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.gemma4 import modeling_gemma4
+from transformers.models.glm import modeling_glm
 from transformers.models.gpt_neox import modeling_gpt_neox
 from transformers.models.llama4 import modeling_llama4
 
@@ -176,6 +177,33 @@ def test_gpt_neox_rotation_is_apply_rope_half_on_the_slice():
     # and it is not apply_rope on the whole head with the zeros
     whole = pc.apply_rope(q, n, layout="half", frequencies=omega)
     assert not np.allclose(whole, ref_q.numpy(), atol=1e-3)
+
+
+def test_glm_rotation_is_apply_rope_interleaved_on_the_slice():
+    # GLM: interleaved pairs (2i, 2i+1) inside the first r dims, unlike
+    # GPT-NeoX's "half" layout of the slice (same frequencies, "spread")
+    d, f, n = 32, 0.5, 6
+    config = transformers.GlmConfig(
+        vocab_size=16, hidden_size=2 * d, intermediate_size=16,
+        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
+        head_dim=d, partial_rotary_factor=f, rope_theta=1e4)
+    rope = modeling_glm.GlmRotaryEmbedding(config)
+    rng = np.random.default_rng(2)
+    q, k = rng.normal(size=(2, 1, 2, n, d))
+    x = torch.zeros(1, dtype=torch.float64)
+    cos, sin = rope(x, torch.arange(n)[None])
+    ref_q, _ = modeling_glm.apply_rotary_pos_emb(
+        torch.tensor(q), torch.tensor(k), cos.double(), sin.double())
+    r = int(d * f)
+    omega = pc.partial_rope_frequencies(d, f)
+    got = np.concatenate(
+        [pc.apply_rope(q[..., :r], n, frequencies=omega[:r // 2]),
+         q[..., r:]], axis=-1)
+    np.testing.assert_allclose(got, ref_q.numpy(), atol=1e-6)
+    half = np.concatenate(
+        [pc.apply_rope(q[..., :r], n, layout="half",
+                       frequencies=omega[:r // 2]), q[..., r:]], axis=-1)
+    assert not np.allclose(half, ref_q.numpy(), atol=1e-3)
 
 
 # ------------------------------------------------- Llama 4's temperature
