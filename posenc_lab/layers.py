@@ -123,10 +123,8 @@ class Plan:
             var["config"].check()
 
 
-#: The presets run the fraction and depth experiments; the base experiment
-#: (``--experiments fraction,base,depth``) waits for posenc_core's
-#: ``rope_base_lower_bound``, which had not landed when these ran.
-RUN_NOW = ("fraction", "depth")
+#: The experiments the presets run: all of them.
+RUN_NOW = EXPERIMENTS
 
 PLANS = {
     "full": Plan(experiments=RUN_NOW),
