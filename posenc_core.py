@@ -50,6 +50,23 @@ References
    2025.
 .. [Wei2025] X. Wei et al., "VideoRoPE: What Makes for Good Video Rotary
    Position Embedding?", ICML 2025, arXiv:2502.05173.
+.. [DeepSeekV2] DeepSeek-AI, "DeepSeek-V2: A Strong, Economical, and
+   Efficient Mixture-of-Experts Language Model", arXiv:2405.04434, 2024
+   (Multi-head Latent Attention).
+.. [DeepSeekV3] DeepSeek-AI, "DeepSeek-V3 Technical Report",
+   arXiv:2412.19437, 2024.
+.. [Shazeer2019] N. Shazeer, "Fast Transformer Decoding: One Write-Head is
+   All You Need", arXiv:1911.02150, 2019 (multi-query attention).
+.. [Ainslie2023] J. Ainslie et al., "GQA: Training Generalized Multi-Query
+   Transformer Models from Multi-Head Checkpoints", EMNLP 2023,
+   arXiv:2305.13245.
+.. [Xiao2024] G. Xiao, Y. Tian, B. Chen, S. Han, M. Lewis, "Efficient
+   Streaming Language Models with Attention Sinks", ICLR 2024,
+   arXiv:2309.17453 (StreamingLLM); code: github.com/mit-han-lab/streaming-llm.
+.. [Liu2019] Y. Liu et al., "RoBERTa: A Robustly Optimized BERT
+   Pretraining Approach", arXiv:1907.11692, 2019.
+.. [Ott2019] M. Ott et al., "fairseq: A Fast, Extensible Toolkit for
+   Sequence Modeling", NAACL 2019 (demonstrations).
 """
 
 import functools
@@ -96,6 +113,17 @@ __all__ = [
     "mrope_position_ids",
     "mrope_pair_axes",
     "mrope_angles",
+    # chapter 11
+    "kv_cache_bytes",
+    "position_ids_from_attention_mask",
+    "packed_position_ids",
+    "packed_sequence_indices",
+    "packed_attention_mask",
+    "permute_rotary_half",
+    "unpermute_rotary_half",
+    "roberta_position_ids",
+    "streaming_cache",
+    "streaming_positions",
 ]
 
 #: Largest number of elements a result may have (2**27 float64 = 1 GiB).
@@ -3129,3 +3157,578 @@ def mrope_angles(position_ids, head_dim, mrope_section, *, base=10000.0,
     with np.errstate(over="ignore", invalid="ignore"):
         angles = pos[axes].T * omega
     return _finite_angles(angles, "position_ids times frequencies")
+
+
+# ---- chapter 11: positions at inference
+#
+# The KV cache, what it costs and which positions its keys carry; and the
+# plumbing that brings positions to a model (padding, packing, weight
+# layouts, RoPE-free offsets). Token indices are counted from 0 in the
+# order the tokens arrive.
+
+_KV_KINDS = ("mha", "gqa", "mqa", "mla")
+_STREAMING_POSITIONS = ("cache", "original")
+
+
+def _check_bytes_per_value(value):
+    return _check_real("bytes_per_value", value, low=0.0,
+                       what="a finite number > 0 (2 for bfloat16)")
+
+
+def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
+                   n_kv_heads=None, kv_lora_rank=None, qk_rope_head_dim=None,
+                   tokens=1, bytes_per_value=2):
+    r"""Bytes a KV cache holds for ``tokens`` tokens.
+
+    The number of cached values per token, over
+    :math:`n_{\mathrm{layers}}` layers (DeepSeek-V2 [DeepSeekV2]_, Table 1,
+    where it is written :math:`l`), times ``bytes_per_value``:
+
+    ===========================  ==============================================
+    ``"mha"`` multi-head         :math:`2 H d_k\, n_{\mathrm{layers}}`
+    ``"gqa"`` grouped-query      :math:`2 H_{kv} d_k\, n_{\mathrm{layers}}`
+    ``"mqa"`` multi-query        :math:`2 d_k\, n_{\mathrm{layers}}`
+    ``"mla"`` latent (MLA)       :math:`(d_c + d^R_h)\, n_{\mathrm{layers}}`
+    ===========================  ==============================================
+
+    A key and a value of width :math:`d_k` for each of the :math:`H`
+    heads (MHA, [Vaswani2017]_), of the :math:`H_{kv}` = ``n_kv_heads``
+    groups (GQA, [Ainslie2023]_) or of one shared head (MQA,
+    [Shazeer2019]_); MLA caches the latent :math:`\mathbf c^{KV}` of
+    width :math:`d_c` = ``kv_lora_rank`` and the one rotary key
+    :math:`\mathbf k^R` of width :math:`d^R_h` = ``qk_rope_head_dim``
+    that all heads share, as DeepSeek-V2 and V3 ([DeepSeekV3]_) describe
+    it. transformers 5.24's ``DeepseekV3Attention`` caches exactly these
+    two (``cache.update(kv_nope, k_rot, ...)``: the normalised latent as
+    the "keys", the rotated shared key as the "values"); its 4.x versions
+    cached the keys and values rebuilt for every head,
+    :math:`H(d^{\mathrm{nope}}_h + d^R_h + d_v)\, n_{\mathrm{layers}}`
+    values per token.
+
+    Keys are cached after their rotation: a cached key carries the
+    position it was rotated with (chapter 11).
+
+    Parameters
+    ----------
+    kind : {"mha", "gqa", "mqa", "mla"}
+    n_layers : int
+        :math:`n_{\mathrm{layers}}`, the layers with a cache
+        (``num_hidden_layers``), >= 1.
+    n_heads : int, optional
+        :math:`H` (``num_attention_heads``); needed for "mha" and "gqa".
+    head_dim : int, optional
+        :math:`d_k` (``head_dim``); needed for all but "mla".
+    n_kv_heads : int, optional
+        :math:`H_{kv}` (``num_key_value_heads``), needed for "gqa": a
+        divisor of ``n_heads``. For "mqa" it may be given, as 1.
+    kv_lora_rank, qk_rope_head_dim : int, optional
+        :math:`d_c` and :math:`d^R_h`, needed for "mla" (DeepSeek-V3:
+        512 and 64).
+    tokens : int, optional
+        Tokens in the cache, >= 0.
+    bytes_per_value : float, optional
+        2 for bfloat16 and float16, 1 for an 8-bit cache, 0.5 for 4 bits.
+
+    Returns
+    -------
+    int or float
+        An ``int`` when ``bytes_per_value`` is an integer, else a float.
+
+    Examples
+    --------
+    Llama 3.1 8B (32 layers, 32 heads, 8 groups of width 128), 8192 tokens
+    in bfloat16, is 1 GiB:
+
+    >>> kv_cache_bytes("gqa", n_layers=32, n_heads=32, head_dim=128,
+    ...                n_kv_heads=8, tokens=8192) / 2**30
+    1.0
+
+    DeepSeek-V2 takes :math:`d_c = 4 d_k` and :math:`d^R_h = d_k/2`: as
+    much cache as GQA with 2.25 groups.
+
+    >>> mla = kv_cache_bytes("mla", n_layers=1, kv_lora_rank=512,
+    ...                      qk_rope_head_dim=64)
+    >>> mla / kv_cache_bytes("mqa", n_layers=1, head_dim=128)
+    2.25
+    """
+    _check_choice("kind", kind, _KV_KINDS)
+    n_layers = _check_int("n_layers", n_layers, 1)
+    tokens = _check_int("tokens", tokens, 0)
+    exact = _is_int(bytes_per_value)
+    bpv = _check_bytes_per_value(bytes_per_value)
+    if kind == "mla":
+        for name, value in (("n_kv_heads", n_kv_heads),):
+            if value is not None:
+                raise ValueError(
+                    f"{name} must be None for kind 'mla' (MLA caches one "
+                    f"latent per token), got {value!r}")
+        if kv_lora_rank is None or qk_rope_head_dim is None:
+            raise ValueError(
+                "kind 'mla' needs kv_lora_rank and qk_rope_head_dim")
+        d_c = _check_int("kv_lora_rank", kv_lora_rank, 1)
+        d_r = _check_int("qk_rope_head_dim", qk_rope_head_dim, 0)
+        values = (d_c + d_r) * n_layers
+    else:
+        if kv_lora_rank is not None or qk_rope_head_dim is not None:
+            raise ValueError(
+                f"kv_lora_rank and qk_rope_head_dim are for kind 'mla' "
+                f"only, not {kind!r}")
+        if head_dim is None:
+            raise ValueError(f"kind {kind!r} needs head_dim")
+        head_dim = _check_int("head_dim", head_dim, 1)
+        if kind == "mqa":
+            if n_kv_heads not in (None, 1) or isinstance(n_kv_heads, bool):
+                raise ValueError(
+                    f"n_kv_heads must be 1 or None for kind 'mqa', got "
+                    f"{n_kv_heads!r}")
+            if n_heads is not None:
+                _check_int("n_heads", n_heads, 1)
+            groups = 1
+        else:
+            if n_heads is None:
+                raise ValueError(f"kind {kind!r} needs n_heads")
+            n_heads = _check_int("n_heads", n_heads, 1)
+            if kind == "mha":
+                if n_kv_heads is not None and n_kv_heads != n_heads:
+                    raise ValueError(
+                        f"n_kv_heads must be None or n_heads ({n_heads}) "
+                        f"for kind 'mha', got {n_kv_heads!r}")
+                groups = n_heads
+            else:
+                if n_kv_heads is None:
+                    raise ValueError("kind 'gqa' needs n_kv_heads")
+                groups = _check_int("n_kv_heads", n_kv_heads, 1)
+                if n_heads % groups:
+                    raise ValueError(
+                        f"n_kv_heads must divide n_heads ({n_heads}), got "
+                        f"{groups}")
+        values = 2 * groups * head_dim * n_layers
+    total = values * tokens
+    return total * int(bytes_per_value) if exact else total * bpv
+
+
+def position_ids_from_attention_mask(attention_mask, *, fill_value=0):
+    r"""Position ids of a left-padded batch, as transformers' generation.
+
+    .. math::
+
+        \mathrm{pos}_j = \Bigl(\sum_{j' \le j} \alpha_{j'}\Bigr) - 1
+        \quad\text{where } \alpha_j = 1, \qquad
+        \mathrm{pos}_j = \texttt{fill\_value} \quad\text{where }
+        \alpha_j = 0,
+
+    for the attention mask :math:`\alpha` of one row (1 for a token, 0 for
+    padding): each sequence counts its own tokens from 0, wherever its
+    padding ends. This is ``GenerationMixin._prepare_position_ids_for_
+    generation`` of transformers 5.24 (``attention_mask.long().cumsum(-1)
+    - 1``, then ``masked_fill(attention_mask == 0, 0)``). transformers 4.x
+    filled padding with 1 (``masked_fill_(attention_mask == 0, 1)`` in the
+    models' ``prepare_inputs_for_generation``), as some models still do
+    (Qwen2.5-Omni): ``fill_value=1``. Padding is masked, so the value
+    there changes no output. Without these ids a model numbers the slots
+    ``0, 1, ..., n-1`` and a left-padded sequence starts at the number of
+    its padding tokens. RoPE's scores depend on differences of positions
+    only, so a RoPE model (Llama) computes the same logits up to
+    rounding; a model with a table of absolute positions (GPT-2, BERT)
+    reads other rows of it and computes other logits (chapter 11).
+
+    Parameters
+    ----------
+    attention_mask : array_like of 0 and 1 (or bool), shape (n,) or (batch, n)
+    fill_value : int, optional
+        The id given to padding.
+
+    Returns
+    -------
+    ndarray of int64, same shape as ``attention_mask``
+
+    Examples
+    --------
+    >>> position_ids_from_attention_mask([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    array([[0, 0, 0, 1, 2],
+           [0, 1, 2, 3, 4]])
+    """
+    what = "an array (n,) or (batch, n) of 0 and 1"
+    if isinstance(attention_mask, (str, bytes)):
+        raise ValueError(f"attention_mask must be {what}, got "
+                         f"{attention_mask!r}")
+    try:
+        a = np.asarray(attention_mask)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"attention_mask must be {what} ({err})") from None
+    if a.dtype == bool:
+        a = a.astype(np.int64)
+    a = _integer_array("attention_mask", a, what)
+    if a.ndim not in (1, 2) or not np.isin(a, (0, 1)).all():
+        raise ValueError(f"attention_mask must be {what}, got shape "
+                         f"{a.shape} with values {np.unique(a)[:5].tolist()}")
+    fill_value = _check_int("fill_value", fill_value, -2**62, "an integer")
+    pos = np.cumsum(a, axis=-1) - 1
+    pos[a == 0] = fill_value
+    return pos
+
+
+def _check_lengths(lengths):
+    what = "a non-empty 1-D sequence of positive integer lengths"
+    if _is_int(lengths):
+        raise ValueError(f"lengths must be {what}, got {lengths!r}")
+    arr = _integer_array("lengths", lengths, what)
+    if arr.ndim != 1 or arr.size == 0 or (arr <= 0).any():
+        raise ValueError(f"lengths must be {what}, got "
+                         f"{np.asarray(lengths).tolist()!r}")
+    _check_size(int(arr.sum()))
+    return arr
+
+
+def packed_position_ids(lengths, *, start=0):
+    r"""Position ids of documents packed into one row, reset per document.
+
+    Documents of lengths :math:`n_1, n_2, \dots` concatenated into one
+    sequence get :math:`\mathrm{start}, \dots, \mathrm{start} + n_k - 1`
+    each, as transformers' ``DataCollatorWithFlattening`` returns them
+    (``position_ids_start``, default 0; RoBERTa-like models number from
+    ``padding_idx + 1``). With these ids and
+    :func:`packed_attention_mask`, each document is computed as if it
+    were alone. transformers finds the documents back from such ids
+    (:func:`packed_sequence_indices`).
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        The documents' lengths, each >= 1.
+    start : int, optional
+        The id of every document's first token.
+
+    Returns
+    -------
+    ndarray of int64, shape (sum(lengths),)
+
+    Examples
+    --------
+    >>> packed_position_ids([3, 2, 4])
+    array([0, 1, 2, 0, 1, 0, 1, 2, 3])
+    """
+    lengths = _check_lengths(lengths)
+    start = _check_int("start", start, -2**62, "an integer")
+    ends = np.cumsum(lengths)
+    offsets = np.repeat(ends - lengths, lengths)
+    return np.arange(ends[-1], dtype=np.int64) - offsets + start
+
+
+def packed_sequence_indices(position_ids):
+    r"""Which packed document each token belongs to, from its position ids.
+
+    A new document starts wherever the id does not grow by exactly one:
+    :math:`s_j = \#\{j' \le j : \mathrm{pos}_{j'} - \mathrm{pos}_{j'-1}
+    \ne 1\}` (the first token counted as continuing), as transformers'
+    ``masking_utils.find_packed_sequence_indices``, which builds the
+    block-diagonal mask from them when ``position_ids`` are packed and no
+    mask is given (transformers returns None when a row holds one
+    document only; this function returns its zeros).
+
+    Parameters
+    ----------
+    position_ids : array_like of int, shape (n,) or (batch, n)
+
+    Returns
+    -------
+    ndarray of int64, same shape
+
+    Examples
+    --------
+    >>> packed_sequence_indices([0, 1, 2, 0, 1, 0, 1, 2, 3])
+    array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    """
+    what = "an array (n,) or (batch, n) of integer position ids"
+    pos = _integer_array("position_ids", position_ids, what)
+    if pos.ndim not in (1, 2) or pos.shape[-1] == 0:
+        raise ValueError(f"position_ids must be {what}, got shape "
+                         f"{pos.shape}")
+    first = pos[..., :1] - 1
+    step = np.diff(pos, prepend=first, axis=-1)
+    return np.cumsum(step != 1, axis=-1)
+
+
+def packed_attention_mask(lengths, *, causal=True):
+    r"""The block-diagonal mask of packed documents.
+
+    .. math::
+
+        B^{\mathrm{pack}}_{m\ell} = \begin{cases}
+        0 & \mathrm{doc}(m) = \mathrm{doc}(\ell),\ \ell \le m, \\
+        -\infty & \text{otherwise,} \end{cases}
+
+    returned as True where :math:`B^{\mathrm{pack}}_{m\ell} = 0`, where
+    query :math:`m` may attend to key :math:`\ell` (``causal=False``
+    drops the condition :math:`\ell \le m`): no attention crosses a
+    document boundary. As a bias for :func:`self_attention`:
+    ``np.where(mask, 0.0, -np.inf)``.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        The documents' lengths, each >= 1.
+    causal : bool, optional
+
+    Returns
+    -------
+    ndarray of bool, shape (n, n), n = sum(lengths)
+
+    Examples
+    --------
+    >>> packed_attention_mask([2, 1]).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [0, 0, 1]])
+    """
+    lengths = _check_lengths(lengths)
+    if not isinstance(causal, (bool, np.bool_)):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    n = int(lengths.sum())
+    _check_size(n, n)
+    doc = np.repeat(np.arange(lengths.size), lengths)
+    mask = doc[:, None] == doc[None, :]
+    if causal:
+        mask &= np.tri(n, dtype=bool)
+    return mask
+
+
+def _check_rows(w, n_heads):
+    what = "a 1-D or 2-D array whose first axis is n_heads * head_dim"
+    w = _float_array("w", w, what)
+    n_heads = _check_int("n_heads", n_heads, 1)
+    if w.ndim not in (1, 2) or w.shape[0] % n_heads or (
+            w.shape[0] // n_heads) % 2 or w.shape[0] == 0:
+        raise ValueError(
+            f"w must be {what} with an even head_dim (n_heads = {n_heads}), "
+            f"got shape {w.shape}")
+    return w, n_heads, w.shape[0] // n_heads
+
+
+def permute_rotary_half(w, n_heads):
+    r"""Reorder q/k projection rows from Meta's interleaved layout to half.
+
+    Meta's Llama code rotates the pairs :math:`(2i, 2i+1)` of each head
+    (complex numbers, ``torch.view_as_complex``); transformers' Llama
+    rotates :math:`(i, i + d_k/2)` (``rotate_half``). The checkpoint
+    converter ``convert_llama_weights_to_hf.py`` of transformers therefore
+    reorders the output rows of each head of ``wq`` and ``wk``, even rows
+    first, then odd:
+
+    .. math::
+
+        W'_{h d_k + j} = W_{h d_k + p_j}, \qquad
+        p = (0, 2, \dots, d_k - 2,\ 1, 3, \dots, d_k - 1)
+
+    (:func:`rope_layout_permutation`; the converter's ``permute(w,
+    n_heads)``, ``w.view(n_heads, dim1 // n_heads // 2, 2, dim2)
+    .transpose(1, 2).reshape(dim1, dim2)``). Query and key permuted alike
+    leave every score unchanged, so the half-layout model with
+    :math:`W'` computes what the interleaved one computes with
+    :math:`W`; loaded without the permutation, it rotates the wrong pairs.
+    The value and output projections are not touched.
+
+    Parameters
+    ----------
+    w : array_like, shape (n_heads * head_dim, d_in) or (n_heads * head_dim,)
+        The weight in torch's layout (one row per output feature), or a
+        bias.
+    n_heads : int
+        Heads of this projection (``num_key_value_heads`` for ``wk``).
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``w``
+
+    Examples
+    --------
+    >>> permute_rotary_half(np.arange(8.0), 2)
+    array([0., 2., 1., 3., 4., 6., 5., 7.])
+    """
+    w, n_heads, head_dim = _check_rows(w, n_heads)
+    p = rope_layout_permutation(head_dim)
+    rows = (np.arange(n_heads)[:, None] * head_dim + p).ravel()
+    return w[rows]
+
+
+def unpermute_rotary_half(w, n_heads):
+    r"""Reorder q/k projection rows from the half layout back to Meta's.
+
+    The inverse of :func:`permute_rotary_half`,
+    :math:`W_{h d_k + p_j} = W'_{h d_k + j}`: what a converter from
+    transformers back to Meta's format applies.
+
+    Parameters
+    ----------
+    w : array_like, shape (n_heads * head_dim, d_in) or (n_heads * head_dim,)
+    n_heads : int
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``w``
+
+    Examples
+    --------
+    >>> unpermute_rotary_half([0.0, 2.0, 1.0, 3.0], 1)
+    array([0., 1., 2., 3.])
+    """
+    w, n_heads, head_dim = _check_rows(w, n_heads)
+    p = rope_layout_permutation(head_dim)
+    rows = (np.arange(n_heads)[:, None] * head_dim
+            + np.argsort(p)).ravel()
+    return w[rows]
+
+
+def roberta_position_ids(input_ids, *, padding_idx=1,
+                         past_key_values_length=0):
+    r"""RoBERTa's position ids: counted from ``padding_idx + 1``.
+
+    .. math::
+
+        \mathrm{pos}_j = \bigl(\textstyle\sum_{j' \le j} \alpha_{j'}
+        + c\bigr)\, \alpha_j + \texttt{padding\_idx},
+        \qquad \alpha_j = [\,\mathrm{id}_j \ne \texttt{padding\_idx}\,],
+
+    with :math:`c` = ``past_key_values_length``: transformers'
+    ``create_position_ids_from_input_ids`` of ``modeling_roberta``
+    (``cache_length`` in 5.24), after fairseq's ``make_positions``
+    ([Liu2019]_, [Ott2019]_). Padding gets ``padding_idx`` itself, whose
+    row of the table is never trained; the first token gets
+    ``padding_idx + 1`` (2 for RoBERTa). The learned table of RoBERTa
+    base has ``max_position_embeddings = 514`` rows, so 512 tokens fit:
+    the 513th asks for row 514, which does not exist (an ``IndexError``
+    in PyTorch), and a model whose ids start at 0 uses rows the checkpoint
+    never trained for them.
+
+    Parameters
+    ----------
+    input_ids : array_like of int, shape (n,) or (batch, n)
+    padding_idx : int, optional
+        The padding token's id (1 for RoBERTa).
+    past_key_values_length : int, optional
+        Tokens already in the cache, >= 0.
+
+    Returns
+    -------
+    ndarray of int64, same shape as ``input_ids``
+
+    Examples
+    --------
+    >>> roberta_position_ids([[0, 31414, 232, 2], [0, 31414, 2, 1]])
+    array([[2, 3, 4, 5],
+           [2, 3, 4, 1]])
+    """
+    what = "an array (n,) or (batch, n) of integer token ids"
+    ids = _integer_array("input_ids", input_ids, what)
+    if ids.ndim not in (1, 2):
+        raise ValueError(f"input_ids must be {what}, got shape {ids.shape}")
+    padding_idx = _check_int("padding_idx", padding_idx, 0)
+    past = _check_int("past_key_values_length", past_key_values_length, 0)
+    mask = (ids != padding_idx).astype(np.int64)
+    return (np.cumsum(mask, axis=-1) + past) * mask + padding_idx
+
+
+def _check_window(length, window, n_sinks):
+    length = _check_int("length", length, 0)
+    n_sinks = _check_int("n_sinks", n_sinks, 0)
+    window = _check_int("window", window, n_sinks + 1,
+                        f"an integer > n_sinks ({n_sinks})")
+    return length, window, n_sinks
+
+
+def streaming_cache(length, *, window, n_sinks=4):
+    r"""The tokens a StreamingLLM cache holds after ``length`` tokens.
+
+    StreamingLLM ([Xiao2024]_) keeps the first :math:`n_{\mathrm{sink}}`
+    tokens, the attention sinks, and the last
+    :math:`n_{\mathrm{win}} - n_{\mathrm{sink}}`: while
+    :math:`n \le n_{\mathrm{win}}` every token, then
+
+    .. math::
+
+        \{0, \dots, n_{\mathrm{sink}} - 1\} \cup
+        \{n - (n_{\mathrm{win}} - n_{\mathrm{sink}}), \dots, n - 1\}.
+
+    This is ``StartRecentKVCache.__call__`` of mit-han-lab/streaming-llm
+    (``streaming_llm/kv_cache.py``), with ``start_size`` =
+    :math:`n_{\mathrm{sink}}`, ``recent_size`` = :math:`n_{\mathrm{win}} -
+    n_{\mathrm{sink}}` and ``cache_size`` = :math:`n_{\mathrm{win}}`,
+    applied after each token (``examples/eval_long_ppl.py``): the next
+    token attends to these :math:`\min(n, n_{\mathrm{win}})` keys and to
+    itself. ``n_sinks=0`` is a plain sliding window; transformers'
+    ``DynamicSlidingWindowLayer`` with ``sliding_window`` :math:`w` keeps
+    the last :math:`w - 1` keys, ``window=w - 1, n_sinks=0``. transformers
+    5.24 has no cache with sinks (the ``SinkCache`` of its 4.x versions is
+    gone).
+
+    Parameters
+    ----------
+    length : int
+        :math:`n`, tokens seen so far, >= 0.
+    window : int
+        :math:`n_{\mathrm{win}}`, the cache's size, > ``n_sinks``.
+    n_sinks : int, optional
+        :math:`n_{\mathrm{sink}}`, 4 in the paper.
+
+    Returns
+    -------
+    ndarray of int64, shape (min(length, window),)
+        The cached tokens' indices in the stream, in cache order.
+
+    Examples
+    --------
+    >>> streaming_cache(10, window=6, n_sinks=2)
+    array([0, 1, 6, 7, 8, 9])
+    """
+    length, window, n_sinks = _check_window(length, window, n_sinks)
+    if length <= window:
+        return np.arange(length, dtype=np.int64)
+    return np.concatenate([
+        np.arange(n_sinks, dtype=np.int64),
+        np.arange(length - (window - n_sinks), length, dtype=np.int64)])
+
+
+def streaming_positions(length, *, window, n_sinks=4, positions="cache"):
+    r"""The positions a StreamingLLM cache's keys are rotated with.
+
+    ``"cache"``: a key's index in the cache, :math:`0, \dots,
+    \min(n, n_{\mathrm{win}}) - 1`, as StreamingLLM's "pos_shift" attention
+    ([Xiao2024]_, section 3.2; ``llama_pos_shift_attention_forward`` in
+    ``streaming_llm/pos_shift/modify_llama.py``), which caches keys
+    *before* the rotation and rotates all of them at every step with
+    ``key_position_ids = torch.arange(kv_seq_len)``; the new token's
+    query then has position :math:`\min(n, n_{\mathrm{win}})` ("query pos
+    is min(cache_size, idx)"), so no distance exceeds
+    :math:`n_{\mathrm{win}}`.
+
+    ``"original"``: their positions in the stream (the indices of
+    :func:`streaming_cache`), which a cache of keys rotated *before*
+    caching keeps (transformers' caches): distances to the first tokens
+    grow without bound past the training length, and the new query has
+    position :math:`n`.
+
+    Parameters
+    ----------
+    length : int
+        :math:`n`, tokens seen so far, >= 0.
+    window : int
+        :math:`n_{\mathrm{win}}`, > ``n_sinks``.
+    n_sinks : int, optional
+    positions : {"cache", "original"}, optional
+
+    Returns
+    -------
+    ndarray of int64, shape (min(length, window),)
+
+    Examples
+    --------
+    >>> streaming_positions(10, window=6, n_sinks=2)
+    array([0, 1, 2, 3, 4, 5])
+    >>> streaming_positions(10, window=6, n_sinks=2, positions="original")
+    array([0, 1, 6, 7, 8, 9])
+    """
+    _check_choice("positions", positions, _STREAMING_POSITIONS)
+    kept = streaming_cache(length, window=window, n_sinks=n_sinks)
+    if positions == "original":
+        return kept
+    return np.arange(kept.size, dtype=np.int64)
