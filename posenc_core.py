@@ -124,6 +124,8 @@ __all__ = [
     "roberta_position_ids",
     "streaming_cache",
     "streaming_positions",
+    "mla_params",
+    "mla_attention_logits",
 ]
 
 #: Largest number of elements a result may have (2**27 float64 = 1 GiB).
@@ -3732,3 +3734,303 @@ def streaming_positions(length, *, window, n_sinks=4, positions="cache"):
     if positions == "original":
         return kept
     return np.arange(kept.size, dtype=np.int64)
+
+
+_MLA_ROPE = ("decoupled", "none", "coupled")
+#: The epsilon of DeepSeek-V3's RMSNorm of the latent and of the query's
+#: low-rank code (transformers' ``DeepseekV3RMSNorm`` default).
+_MLA_EPS = 1e-6
+
+
+def mla_params(rng, d_model, n_heads, *, kv_lora_rank, qk_nope_head_dim,
+               qk_rope_head_dim, v_head_dim, q_lora_rank=None):
+    r"""Random weights of one Multi-head Latent Attention layer.
+
+    The matrices of DeepSeek-V2's MLA ([DeepSeekV2]_, section 2.1), under
+    the names of transformers' ``DeepseekV3Attention`` parameters, each in
+    torch's layout (one row per output feature), so that
+    ``attention.load_state_dict({k: torch.from_numpy(v) for k, v in
+    params.items() if k.endswith(".weight")})`` loads them:
+
+    ``kv_a_proj_with_mqa.weight``, :math:`(d_c + d^R_h) \times
+    d_{\mathrm{model}}`
+        :math:`W^{DKV}` (the latent :math:`\mathbf c^{KV}`) stacked on
+        :math:`W^{KR}` (the shared rotary key :math:`\mathbf k^R`);
+    ``kv_a_layernorm.weight``, :math:`(d_c,)`
+        the RMSNorm of the latent;
+    ``kv_b_proj.weight``, :math:`H(d^{\mathrm{nope}}_h + d_v) \times d_c`
+        per head, :math:`W^{UK}_h` (keys) over :math:`W^{UV}_h` (values);
+    ``q_proj.weight``, :math:`H(d^{\mathrm{nope}}_h + d^R_h) \times
+    d_{\mathrm{model}}`
+        per head, the query's part without position over its rotary part;
+        with ``q_lora_rank`` instead ``q_a_proj.weight``,
+        ``q_a_layernorm.weight``, ``q_b_proj.weight`` (DeepSeek-V2's
+        compressed query);
+    ``o_proj.weight``, :math:`d_{\mathrm{model}} \times H d_v`.
+
+    Weights are drawn from :math:`\mathcal N(0, 1/\mathrm{fan\_in})`, the
+    norms' weights from :math:`\mathcal N(1, 0.1^2)`. The dict also holds
+    the sizes, as ints, under their config names (``n_heads`` for
+    ``num_attention_heads``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or int
+        The generator, or a seed for one.
+    d_model : int
+        :math:`d_{\mathrm{model}}` (``hidden_size``).
+    n_heads : int
+        :math:`H` (``num_attention_heads``).
+    kv_lora_rank : int
+        :math:`d_c`, the latent's width (DeepSeek-V3: 512).
+    qk_nope_head_dim : int
+        :math:`d^{\mathrm{nope}}_h`, each head's query/key width without
+        position (128).
+    qk_rope_head_dim : int
+        :math:`d^R_h`, the rotary width, even (64).
+    v_head_dim : int
+        :math:`d_v` (128).
+    q_lora_rank : int, optional
+        :math:`d'_c`, the query's latent width (1536); None: a full
+        query projection.
+
+    Returns
+    -------
+    dict
+        The arrays (float64) under transformers' names, and the sizes.
+
+    Examples
+    --------
+    >>> p = mla_params(0, 16, 2, kv_lora_rank=8, qk_nope_head_dim=4,
+    ...                qk_rope_head_dim=2, v_head_dim=3)
+    >>> {k: v.shape for k, v in p.items() if k.endswith(".weight")}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'q_proj.weight': (12, 16), 'kv_a_proj_with_mqa.weight': (10, 16),
+     'kv_a_layernorm.weight': (8,), 'kv_b_proj.weight': (14, 8),
+     'o_proj.weight': (16, 6)}
+    """
+    if rng is None or isinstance(rng, bool) or not (
+            _is_int(rng) or isinstance(rng, np.random.Generator)):
+        raise ValueError(
+            "rng must be a numpy Generator or an integer seed, got "
+            f"{rng!r}")
+    gen = np.random.default_rng(rng)
+    d_model = _check_int("d_model", d_model, 1)
+    n_heads = _check_int("n_heads", n_heads, 1)
+    d_c = _check_int("kv_lora_rank", kv_lora_rank, 1)
+    nope = _check_int("qk_nope_head_dim", qk_nope_head_dim, 0)
+    rope = qk_rope_head_dim
+    if not (_is_int(rope) and rope >= 0 and rope % 2 == 0):
+        raise ValueError("qk_rope_head_dim must be an even integer >= 0, "
+                         f"got {rope!r}")
+    rope = int(rope)
+    if nope + rope == 0:
+        raise ValueError("qk_nope_head_dim + qk_rope_head_dim must be > 0")
+    v = _check_int("v_head_dim", v_head_dim, 1)
+    if q_lora_rank is not None:
+        q_lora_rank = _check_int("q_lora_rank", q_lora_rank, 1)
+    q_rows = n_heads * (nope + rope)
+    shapes = {}
+    if q_lora_rank is None:
+        shapes["q_proj.weight"] = (q_rows, d_model)
+    else:
+        shapes["q_a_proj.weight"] = (q_lora_rank, d_model)
+        shapes["q_a_layernorm.weight"] = (q_lora_rank,)
+        shapes["q_b_proj.weight"] = (q_rows, q_lora_rank)
+    shapes["kv_a_proj_with_mqa.weight"] = (d_c + rope, d_model)
+    shapes["kv_a_layernorm.weight"] = (d_c,)
+    shapes["kv_b_proj.weight"] = (n_heads * (nope + v), d_c)
+    shapes["o_proj.weight"] = (d_model, n_heads * v)
+    for shape in shapes.values():
+        _check_size(*shape)
+    params = {}
+    for name, shape in shapes.items():
+        if name.endswith("layernorm.weight"):
+            params[name] = 1.0 + 0.1 * gen.standard_normal(shape)
+        else:
+            params[name] = gen.standard_normal(shape) / np.sqrt(shape[1])
+    params.update(n_heads=n_heads, kv_lora_rank=d_c, qk_nope_head_dim=nope,
+                  qk_rope_head_dim=rope, v_head_dim=v,
+                  q_lora_rank=q_lora_rank)
+    return params
+
+
+def _rms_norm(x, weight):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True)
+                       + _MLA_EPS) * weight
+
+
+def _mla_sizes(params):
+    if not isinstance(params, dict):
+        raise ValueError("params must be a dict from mla_params, got "
+                         f"{type(params).__name__}")
+    try:
+        sizes = {k: params[k] for k in (
+            "n_heads", "kv_lora_rank", "qk_nope_head_dim",
+            "qk_rope_head_dim", "v_head_dim")}
+    except KeyError as err:
+        raise ValueError(f"params must be a dict from mla_params: no "
+                         f"{err.args[0]!r}") from None
+    return sizes
+
+
+def _mla_weight(params, name, shape):
+    if name not in params:
+        raise ValueError(f"params must be a dict from mla_params: no {name!r}")
+    w = _float_array(f"params[{name!r}]", params[name],
+                     f"an array of shape {shape}")
+    if w.shape != shape:
+        raise ValueError(f"params[{name!r}] must have shape {shape}, got "
+                         f"{w.shape}")
+    return w
+
+
+def mla_attention_logits(x, positions, params, *, absorbed=False,
+                         base=10000.0, layout="interleaved",
+                         rope="decoupled"):
+    r"""Multi-head Latent Attention's scores, naive or absorbed.
+
+    Each token :math:`\ell` caches the latent :math:`\mathbf c^{KV}_\ell =
+    \mathrm{RMSNorm}(W^{DKV}\mathbf x_\ell)` and the shared rotary key
+    :math:`\mathbf k^R_\ell = R_\ell W^{KR}\mathbf x_\ell`; head
+    :math:`h`'s score of query :math:`m` and key :math:`\ell` is
+    ([DeepSeekV2]_, eqs. 14-19)
+
+    .. math::
+
+        S^{(h)}_{m\ell} = \frac{
+        \mathbf q^{C\,\top}_{m,h}\,W^{UK}_h\,\mathbf c^{KV}_\ell
+        + (R_m \mathbf q^R_{m,h})^\top \mathbf k^R_\ell}
+        {\sqrt{d^{\mathrm{nope}}_h + d^R_h}}.
+
+    ``absorbed=False`` rebuilds the keys :math:`\mathbf k^C_{\ell,h} =
+    W^{UK}_h \mathbf c^{KV}_\ell` from the cache, as transformers'
+    ``DeepseekV3Attention.expand_kv`` does; ``absorbed=True`` multiplies
+    :math:`W^{UK}_h` into the query instead, :math:`\tilde{\mathbf q}_{m,h}
+    = W^{UK\top}_h \mathbf q^C_{m,h}`, and takes its dot product with the
+    cached latent itself: the same numbers (float64 rounding), without
+    ever forming a key per head.
+
+    ``rope`` chooses the design:
+
+    ``"decoupled"`` (DeepSeek-V2/V3)
+        as above: position lives in the separate rotary part only.
+    ``"none"``
+        the first term only: absorption is exact without position.
+    ``"coupled"``
+        the design the paper rules out ([DeepSeekV2]_, section 2.1.3):
+        no separate part; the query and the rebuilt key are rotated,
+        :math:`(R_m\mathbf q^C_{m,h})^\top R_\ell W^{UK}_h
+        \mathbf c^{KV}_\ell`. :math:`R_\ell` now sits between the cached
+        latent and :math:`W^{UK}_h` and changes with :math:`\ell`, so no
+        one matrix can be absorbed into the query. ``absorbed=True`` then
+        computes what absorbing anyway gives,
+        :math:`(W^{UK\top}_h R_m \mathbf q^C_{m,h})^\top
+        \mathbf c^{KV}_\ell`, which is *not* the score (chapter 11 shows
+        the difference): the keys would have to be rebuilt and rotated
+        for every cached token.
+
+    The rotary part uses :math:`\omega_i = b^{-2i/d^R_h}`.
+    ``layout="interleaved"`` rotates pairs :math:`(2i, 2i+1)`, DeepSeek's
+    weights and transformers' ``rope_interleave=True`` (the default of
+    ``DeepseekV3Config``, ``apply_rotary_pos_emb_interleave``, which
+    rotates the interleaved pairs and writes them out as halves: the same
+    dot products); ``"half"`` rotates :math:`(i, i + d^R_h/2)`
+    (``rope_interleave=False``). The latent's RMSNorm has
+    :math:`\epsilon = 10^{-6}`; the scale is transformers' default
+    without YaRN's ``mscale_all_dim`` (DeepSeek-V3's released config
+    multiplies it by :math:`(0.1 \ln 40 + 1)^2`).
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d_model)
+    positions : int or array_like of real, shape (n,)
+        An int ``n`` means ``0, ..., n-1``.
+    params : dict
+        From :func:`mla_params` (or transformers' state dict as numpy
+        arrays, with the five sizes added).
+    absorbed : bool, optional
+    base : float, optional
+        :math:`b` (``rope_theta``).
+    layout : {"interleaved", "half"}, optional
+    rope : {"decoupled", "none", "coupled"}, optional
+        ``"coupled"`` needs an even ``qk_nope_head_dim``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_heads, n, n)
+        Row = query, column = key; no mask (apply the causal mask before
+        the softmax).
+
+    Examples
+    --------
+    >>> p = mla_params(0, 16, 2, kv_lora_rank=8, qk_nope_head_dim=4,
+    ...                qk_rope_head_dim=2, v_head_dim=3)
+    >>> x = np.random.default_rng(1).normal(size=(5, 16))
+    >>> naive = mla_attention_logits(x, 5, p)
+    >>> bool(np.allclose(naive, mla_attention_logits(x, 5, p, absorbed=True)))
+    True
+    >>> coupled = [mla_attention_logits(x, 5, p, rope="coupled", absorbed=a)
+    ...            for a in (False, True)]
+    >>> bool(np.allclose(*coupled))
+    False
+    """
+    sizes = _mla_sizes(params)
+    H, d_c = sizes["n_heads"], sizes["kv_lora_rank"]
+    nope, d_r, d_v = (sizes["qk_nope_head_dim"], sizes["qk_rope_head_dim"],
+                      sizes["v_head_dim"])
+    x = _float_array("x", x, "a 2-D array (n, d_model) of finite reals")
+    if x.ndim != 2:
+        raise ValueError(f"x must be a 2-D array (n, d_model), got shape "
+                         f"{x.shape}")
+    n, d_model = x.shape
+    if not isinstance(absorbed, (bool, np.bool_)):
+        raise ValueError(f"absorbed must be True or False, got {absorbed!r}")
+    _check_choice("layout", layout, _ROPE_LAYOUTS)
+    _check_choice("rope", rope, _MLA_ROPE)
+    base = _check_base(base)
+    pos = _positions(positions)
+    if pos.size != n:
+        raise ValueError(f"positions must give one position per row of x "
+                         f"({n}), got {pos.size}")
+    if rope == "coupled" and nope % 2:
+        raise ValueError("rope='coupled' rotates the keys rebuilt from the "
+                         "latent: qk_nope_head_dim must be even, got "
+                         f"{nope}")
+    _check_size(H, n, max(n, d_c, nope + d_r))
+    q_rows = H * (nope + d_r)
+    if params.get("q_lora_rank") is None:
+        q = x @ _mla_weight(params, "q_proj.weight", (q_rows, d_model)).T
+    else:
+        r_q = params["q_lora_rank"]
+        cq = x @ _mla_weight(params, "q_a_proj.weight", (r_q, d_model)).T
+        cq = _rms_norm(cq, _mla_weight(params, "q_a_layernorm.weight",
+                                       (r_q,)))
+        q = cq @ _mla_weight(params, "q_b_proj.weight", (q_rows, r_q)).T
+    q = q.reshape(n, H, nope + d_r).transpose(1, 0, 2)
+    q_c, q_r = q[..., :nope], q[..., nope:]
+    ckv = x @ _mla_weight(params, "kv_a_proj_with_mqa.weight",
+                          (d_c + d_r, d_model)).T
+    c = _rms_norm(ckv[:, :d_c], _mla_weight(params, "kv_a_layernorm.weight",
+                                            (d_c,)))
+    w_uk = _mla_weight(params, "kv_b_proj.weight",
+                       (H * (nope + d_v), d_c)).reshape(H, nope + d_v, d_c)
+    w_uk = w_uk[:, :nope]  # (H, nope, d_c): W^UK_h
+    if rope == "coupled":
+        q_c = apply_rope(q_c, pos, base=base, layout=layout) if nope else q_c
+    if absorbed:
+        scores = np.einsum("hnd,hdc,lc->hnl", q_c, w_uk, c)
+    else:
+        k_c = np.einsum("hdc,lc->hld", w_uk, c)  # rebuilt keys
+        if rope == "coupled" and nope:
+            k_c = apply_rope(k_c, pos, base=base, layout=layout)
+        scores = q_c @ k_c.transpose(0, 2, 1)
+    if rope == "decoupled" and d_r:
+        k_r = apply_rope(ckv[:, d_c:], pos, base=base, layout=layout)
+        q_r = apply_rope(q_r, pos, base=base, layout=layout)
+        scores = scores + q_r @ k_r.T  # one rotary key for every head
+    scores = scores / np.sqrt(nope + d_r)
+    if not np.isfinite(scores).all():
+        raise ValueError("x or params is too large: the scores overflow "
+                         "float64")
+    return scores

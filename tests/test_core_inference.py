@@ -256,3 +256,129 @@ def test_streaming_refuses_bad_input(kwargs, match):
             fn(**kwargs)
     with pytest.raises(ValueError, match="positions"):
         pc.streaming_positions(3, window=4, positions="stream")
+
+
+# ------------------------------------------------------------------ MLA
+
+SIZES = dict(kv_lora_rank=8, qk_nope_head_dim=6, qk_rope_head_dim=4,
+             v_head_dim=5)
+
+
+@pytest.mark.parametrize("q_lora_rank", [None, 7])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("rope", ["decoupled", "none"])
+def test_mla_absorption_is_exact(q_lora_rank, layout, rope):
+    params = pc.mla_params(0, 24, 3, q_lora_rank=q_lora_rank, **SIZES)
+    x = np.random.default_rng(1).normal(size=(7, 24))
+    naive = pc.mla_attention_logits(x, 7, params, layout=layout, rope=rope)
+    absorbed = pc.mla_attention_logits(x, 7, params, layout=layout,
+                                       rope=rope, absorbed=True)
+    assert naive.shape == (3, 7, 7)
+    np.testing.assert_allclose(absorbed, naive, rtol=1e-12, atol=1e-13)
+
+
+def test_mla_naive_scores_are_the_papers_equations():
+    # keys rebuilt per head from the latent, the one rotary key appended
+    params = pc.mla_params(2, 24, 3, **SIZES)
+    x = np.random.default_rng(3).normal(size=(5, 24))
+    H, nope, d_r, d_c = 3, 6, 4, 8
+    q = (x @ params["q_proj.weight"].T).reshape(5, H, nope + d_r)
+    ckv = x @ params["kv_a_proj_with_mqa.weight"].T
+    lat = ckv[:, :d_c]
+    c = lat / np.sqrt((lat ** 2).mean(-1, keepdims=True) + 1e-6) \
+        * params["kv_a_layernorm.weight"]
+    kv = (c @ params["kv_b_proj.weight"].T).reshape(5, H, nope + 5)
+    k_r = pc.apply_rope(ckv[:, d_c:], 5)
+    for h in range(H):
+        k = np.concatenate([kv[:, h, :nope], k_r], axis=1)
+        qh = np.concatenate([q[:, h, :nope],
+                             pc.apply_rope(q[:, h, nope:], 5)], axis=1)
+        np.testing.assert_allclose(
+            pc.mla_attention_logits(x, 5, params)[h],
+            qh @ k.T / np.sqrt(nope + d_r), rtol=1e-12, atol=1e-13)
+
+
+def test_a_rotation_between_the_matrices_stops_absorption():
+    # DeepSeek-V2, section 2.1.3: RoPE applied to the keys rebuilt from
+    # the latent puts R_l between W^UK and the cached latent
+    params = pc.mla_params(0, 24, 3, **SIZES)
+    x = np.random.default_rng(1).normal(size=(7, 24))
+    coupled = pc.mla_attention_logits(x, 7, params, rope="coupled")
+    attempt = pc.mla_attention_logits(x, 7, params, rope="coupled",
+                                      absorbed=True)
+    assert np.abs(coupled - attempt).max() > 1e-2
+    # the coupled scores are still relative (RoPE) ...
+    shifted = pc.mla_attention_logits(x, np.arange(7) + 50, params,
+                                      rope="coupled")
+    np.testing.assert_allclose(shifted, coupled, rtol=1e-10, atol=1e-12)
+    # ... but the query-side vector u with S = u . c_l would have to be
+    # W^UK^T R_l^T R_m q: one per key position, not one per query
+    H, nope, d_c = 3, 6, 8
+    q = (x @ params["q_proj.weight"].T).reshape(7, H, nope + 4)[:, 0, :nope]
+    w_uk = params["kv_b_proj.weight"].reshape(H, nope + 5, d_c)[0, :nope]
+    qm = pc.apply_rope(q[None, 6], [6])[0]
+    u = [w_uk.T @ pc.apply_rope(qm[None], [-l])[0] for l in range(7)]
+    lat = (x @ params["kv_a_proj_with_mqa.weight"].T)[:, :d_c]
+    c = lat / np.sqrt((lat ** 2).mean(-1, keepdims=True) + 1e-6) \
+        * params["kv_a_layernorm.weight"]
+    np.testing.assert_allclose([u[l] @ c[l] for l in range(7)],
+                               coupled[0, 6] * np.sqrt(10), rtol=1e-10)
+    assert min(np.abs(u[l] - u[0]).max() for l in range(1, 7)) > 1e-3
+    # the decoupled design: one absorbed query for every key
+    decoupled = pc.mla_attention_logits(x, 7, params)
+    np.testing.assert_allclose(
+        pc.mla_attention_logits(x, 7, params, absorbed=True), decoupled,
+        rtol=1e-12, atol=1e-13)
+
+
+def test_mla_params_are_seeded_and_sized():
+    a = pc.mla_params(5, 16, 2, **SIZES)
+    b = pc.mla_params(np.random.default_rng(5), 16, 2, **SIZES)
+    for k, v in a.items():
+        if k.endswith(".weight"):
+            np.testing.assert_array_equal(v, b[k])
+            assert v.dtype == np.float64
+    assert a["kv_b_proj.weight"].shape == (2 * (6 + 5), 8)
+    assert a["kv_a_proj_with_mqa.weight"].shape == (8 + 4, 16)
+    lora = pc.mla_params(5, 16, 2, q_lora_rank=3, **SIZES)
+    assert "q_proj.weight" not in lora
+    assert lora["q_b_proj.weight"].shape == (2 * 10, 3)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(rng=None), "rng"), (dict(rng=1.5), "rng"),
+    (dict(d_model=0), "d_model"), (dict(n_heads=0), "n_heads"),
+    (dict(kv_lora_rank=0), "kv_lora_rank"),
+    (dict(qk_rope_head_dim=3), "qk_rope_head_dim"),
+    (dict(qk_rope_head_dim=0, qk_nope_head_dim=0), "qk_nope_head_dim"),
+    (dict(v_head_dim=0), "v_head_dim"), (dict(q_lora_rank=0), "q_lora_rank"),
+])
+def test_mla_params_refuse_bad_input(kwargs, match):
+    args = dict(rng=0, d_model=8, n_heads=2, **SIZES)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        pc.mla_params(**args)
+
+
+def test_mla_logits_refuse_bad_input():
+    params = pc.mla_params(0, 8, 2, **SIZES)
+    x = np.zeros((3, 8))
+    cases = [
+        (dict(x=np.zeros(8)), "x"), (dict(x=np.zeros((3, 9))), "q_proj"),
+        (dict(positions=4), "positions"), (dict(absorbed=1), "absorbed"),
+        (dict(layout="full"), "layout"), (dict(rope="yes"), "rope"),
+        (dict(base=1.0), "base"), (dict(params=[1]), "params"),
+        (dict(params={"n_heads": 2}), "params"),
+    ]
+    for kwargs, match in cases:
+        args = dict(x=x, positions=3, params=params)
+        args.update(kwargs)
+        with pytest.raises(ValueError, match=match):
+            pc.mla_attention_logits(args.pop("x"), args.pop("positions"),
+                                    args.pop("params"), **args)
+    odd = pc.mla_params(0, 8, 2, **dict(SIZES, qk_nope_head_dim=5))
+    with pytest.raises(ValueError, match="qk_nope_head_dim"):
+        pc.mla_attention_logits(x, 3, odd, rope="coupled")
+    broken = dict(params, **{"kv_b_proj.weight": np.zeros((3, 3))})
+    with pytest.raises(ValueError, match="kv_b_proj"):
+        pc.mla_attention_logits(x, 3, broken)

@@ -6,6 +6,8 @@ values of mit-han-lab/streaming-llm's cache (commit 2e50426, 2024-07-11),
 derived by running its code, which is not a dependency of the book.
 """
 
+import types
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +15,7 @@ import transformers
 from transformers import cache_utils
 from transformers.data.data_collator import DataCollatorWithFlattening
 from transformers.masking_utils import find_packed_sequence_indices
+from transformers.models.deepseek_v3 import modeling_deepseek_v3
 from transformers.models.llama import modeling_llama
 from transformers.models.roberta import modeling_roberta
 
@@ -426,3 +429,100 @@ def test_transformers_has_no_sink_cache_but_a_sliding_window_one():
         layer.update(x, x)
         got = pc.streaming_cache(t + 1, window=4, n_sinks=0)
         assert layer.keys[0, 0, :, 0].long().tolist() == got.tolist()
+
+
+# ----------------------------------------------------- MLA (DeepSeek-V3)
+
+
+class _Torch64(types.ModuleType):
+    """torch, except that float32 means float64."""
+
+    float = torch.float64
+    float32 = torch.float64
+
+    def __getattr__(self, name):
+        return getattr(torch, name)
+
+
+def _float64(fn):
+    """``fn``'s own code, run with :class:`_Torch64` as its ``torch``
+    (DeepseekV3RMSNorm computes in float32)."""
+    glob = dict(fn.__globals__, torch=_Torch64("torch"))
+    return types.FunctionType(fn.__code__, glob, fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+
+
+MLA_SIZES = dict(kv_lora_rank=12, qk_nope_head_dim=6, qk_rope_head_dim=4,
+                 v_head_dim=5)
+
+
+def _deepseek_logits(params, x, positions, monkeypatch, interleave=True,
+                     base=10000.0):
+    """The scores transformers' DeepseekV3Attention computes (captured in
+    its eager attention function), with ``params`` loaded."""
+    config = _deepseek_config(q_lora_rank=params["q_lora_rank"],
+                              rope_interleave=interleave,
+                              rope_parameters={"rope_type": "default",
+                                               "rope_theta": base},
+                              **MLA_SIZES)
+    monkeypatch.setattr(modeling_deepseek_v3.DeepseekV3RMSNorm, "forward",
+                        _float64(modeling_deepseek_v3.DeepseekV3RMSNorm
+                                 .forward))
+    seen = {}
+    eager = modeling_deepseek_v3.eager_attention_forward
+
+    def capture(module, query, key, value, attention_mask, scaling,
+                **kwargs):
+        seen["scores"] = (query @ key.transpose(2, 3) * scaling).detach()
+        return eager(module, query, key, value, attention_mask, scaling,
+                     **kwargs)
+
+    monkeypatch.setattr(modeling_deepseek_v3, "eager_attention_forward",
+                        capture)
+    attn = modeling_deepseek_v3.DeepseekV3Attention(config, 0).double()
+    weights = {k: torch.from_numpy(v) for k, v in params.items()
+               if k.endswith(".weight")}
+    assert set(weights) == set(attn.state_dict())
+    attn.load_state_dict(weights)
+    omega = torch.from_numpy(pc.rope_frequencies(4, base=base))
+    angles = torch.as_tensor(positions, dtype=torch.float64)[None, :, None] \
+        * omega
+    emb = torch.cat((angles, angles), dim=-1)
+    with torch.no_grad():
+        attn(torch.from_numpy(x)[None], (emb.cos(), emb.sin()), None)
+    return seen["scores"][0].numpy()
+
+
+@pytest.mark.parametrize("q_lora_rank, interleave", [
+    (None, True), (10, True), (None, False)])
+def test_mla_logits_are_deepseek_v3_attentions(q_lora_rank, interleave,
+                                               monkeypatch):
+    params = pc.mla_params(3, 32, 4, q_lora_rank=q_lora_rank, **MLA_SIZES)
+    x = np.random.default_rng(4).normal(size=(9, 32))
+    positions = np.array([0, 1, 2, 3, 4, 5, 6, 7, 300])
+    ref = _deepseek_logits(params, x, positions, monkeypatch,
+                           interleave=interleave)
+    layout = "interleaved" if interleave else "half"
+    for absorbed in (False, True):
+        got = pc.mla_attention_logits(x, positions, params, layout=layout,
+                                      absorbed=absorbed)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    # the layout matters: DeepSeek's interleaved pairs are not halves
+    other = "half" if interleave else "interleaved"
+    wrong = pc.mla_attention_logits(x, positions, params, layout=other)
+    assert np.abs(wrong - ref).max() > 1e-2
+    # and so does the rotary part (its share of the score)
+    nope = pc.mla_attention_logits(x, positions, params, rope="none")
+    assert np.abs(nope - ref).max() > 1e-2
+
+
+def test_mla_scores_depend_on_relative_position_only(monkeypatch):
+    params = pc.mla_params(5, 32, 4, **MLA_SIZES)
+    x = np.random.default_rng(6).normal(size=(6, 32))
+    pos = np.arange(6)
+    ref = _deepseek_logits(params, x, pos, monkeypatch)
+    shifted = _deepseek_logits(params, x, pos + 1000, monkeypatch)
+    np.testing.assert_allclose(shifted, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(
+        pc.mla_attention_logits(x, pos + 1000, params, absorbed=True), ref,
+        rtol=1e-9, atol=1e-10)
