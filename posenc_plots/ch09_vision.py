@@ -44,6 +44,14 @@ __all__ = [
     "MROPE_IDS",
     "PAIR_AXES",
     "INTERACTIVE",
+    "EXPERIMENT_METHODS",
+    "METHOD_LABELS",
+    "CHANCE",
+    "experiment_accuracy",
+    "accuracy_table",
+    "plot_zoom_canvas",
+    "format_live_run",
+    "train_one",
 ]
 
 #: Head dimension of every figure of the chapter (ViT-B's: 768 / 12).
@@ -566,6 +574,192 @@ PAIR_AXES = Interactive(
 )
 
 INTERACTIVE = (SIMILARITY, MROPE_IDS, PAIR_AXES)
+
+
+# ------------------------------------- the experiment: zoom versus canvas
+
+#: The position methods of ``posenc_lab.vision`` (its ``METHODS``), in the
+#: order the chapter draws and tabulates them.
+EXPERIMENT_METHODS = ("none", "learned_resize", "learned_clamp", "sincos",
+                      "rope_axial", "rope_mixed", "rope_dinov3",
+                      "rope_dinov3_rescale")
+
+#: How each method is named in the figure and the tables (in the current
+#: language: ``METHOD_LABELS[method]``).
+METHOD_LABELS = Labels("ch09_vision:methods", {
+    "none": "none (NoPE)",
+    "learned_resize": "learned, resized",
+    "learned_clamp": "learned, not resized",
+    "sincos": "2-D sin-cos",
+    "rope_axial": "axial RoPE",
+    "rope_mixed": "RoPE-Mixed",
+    "rope_dinov3": "normalised RoPE (DINOv3)",
+    "rope_dinov3_rescale": "normalised RoPE, rescaled in training",
+})
+
+#: The accuracy of a guess: ten digits.
+CHANCE = 0.1
+
+_METHOD_STYLE = {
+    "none": ("0.45", "-"), "learned_resize": ("C9", "-"),
+    "learned_clamp": ("C9", "--"), "sincos": ("C0", "-"),
+    "rope_axial": ("C3", "-"), "rope_mixed": ("C1", "-"),
+    "rope_dinov3": ("C2", "-"), "rope_dinov3_rescale": ("C2", "--"),
+}
+
+_ZOOM_CANVAS = Labels("ch09_vision:plot_zoom_canvas", {
+    "zoom": "zoom: the same picture at more pixels",
+    "canvas": "canvas: the same digit on a larger image",
+    "x": "side of the test image (pixels; trained at {train})",
+    "y": "accuracy on {n} test digits",
+    "chance": "chance",
+    "train": "training size",
+})
+
+_PROGRESS = Labels("ch09_vision:progress", {
+    "idle": "{method}, seed {seed}: {steps} training steps",
+    "running": ("{method}, seed {seed}: step {done} of {steps}, {elapsed} "
+                "so far, {rate} steps/s on this machine, about {left} left"),
+    "starting": ("{method}, seed {seed}: step {done} of {steps}, {elapsed} "
+                 "so far"),
+})
+
+
+def experiment_accuracy(results, mode, method):
+    """``(sizes, accuracy)`` of one method in one mode (``"zoom"`` or
+    ``"canvas"``) of a results dict of ``posenc_lab.vision``: the test
+    sides in pixels, and the accuracy of every run, shape (seeds, sizes),
+    seeds in increasing order."""
+    if mode not in ("zoom", "canvas"):
+        raise ValueError(f"mode must be 'zoom' or 'canvas', got {mode!r}")
+    runs = sorted((r for r in results["runs"] if r["method"] == method),
+                  key=lambda r: r["seed"])
+    if not runs:
+        raise ValueError(f"method must be one of the results' methods "
+                         f"{sorted({r['method'] for r in results['runs']})}, "
+                         f"got {method!r}")
+    sizes = list(results["config"]["eval_sizes"])
+    acc = [[r["eval"][mode][str(s)]["accuracy"] for s in sizes] for r in runs]
+    return np.array(sizes), np.array(acc, dtype=float)
+
+
+def _mean_std(values):
+    values = np.asarray(values, dtype=float)
+    if values.shape[0] < 2:
+        return values.mean(0), np.zeros(values.shape[1:])
+    return values.mean(0), values.std(0, ddof=1)
+
+
+def accuracy_table(results, *, digits=2):
+    """The accuracy of every method at every test size, both modes, as a
+    GitHub-flavoured Markdown table: mean ± sample standard deviation over
+    seeds; the training size once (both modes are the same images there),
+    then the zoomed and the canvas sizes."""
+    train = results["config"]["image_size"]
+    sizes = [s for s in results["config"]["eval_sizes"] if s != train]
+    header = ["method", f"{train} px"]
+    header += [f"zoom {s} px" for s in sizes]
+    header += [f"canvas {s} px" for s in sizes]
+    rows = []
+    methods = {r["method"] for r in results["runs"]}
+    for method in (m for m in EXPERIMENT_METHODS if m in methods):
+        cells = [METHOD_LABELS[method]]
+        for mode in ("zoom", "canvas"):
+            all_sizes, acc = experiment_accuracy(results, mode, method)
+            mean, std = _mean_std(acc)
+            for s, m, d in zip(all_sizes, mean, std, strict=True):
+                if s == train and mode == "canvas":
+                    continue  # the same images as zoom's
+                cells.append(f"{m:.{digits}f} ± {d:.{digits}f}")
+        rows.append(cells)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def plot_zoom_canvas(results, *, ax=None):
+    """Accuracy against the side of the test image, one line per method
+    (gid: the method), mean over seeds with error bars of one sample
+    standard deviation; left, the zoomed test images, right, the canvas
+    ones. ``ax``: two Axes to draw in. The dotted line is chance."""
+    text = _ZOOM_CANVAS.get()
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(9.6, 5.2), sharey=True,
+                               layout="constrained")
+    fig = ax[0].figure
+    train = results["config"]["image_size"]
+    n = results["config"]["eval_examples"]
+    methods = {r["method"] for r in results["runs"]}
+    for panel, mode in zip(ax, ("zoom", "canvas"), strict=True):
+        for method in (m for m in EXPERIMENT_METHODS if m in methods):
+            sizes, acc = experiment_accuracy(results, mode, method)
+            mean, std = _mean_std(acc)
+            colour, ls = _METHOD_STYLE[method]
+            panel.errorbar(sizes, mean, yerr=std, color=colour, ls=ls,
+                           marker="o", ms=3.5, capsize=2.5, lw=1.4,
+                           gid=method, label=METHOD_LABELS[method])
+        panel.axhline(CHANCE, color="0.3", ls=":", lw=1.0,
+                      label=text["chance"])
+        panel.axvline(train, color="0.85", lw=6, zorder=0,
+                      label=text["train"])
+        panel.set_xticks(sizes)
+        panel.set_ylim(0, 1)
+        panel.set_title(text[mode], fontsize="medium")
+        panel.set_xlabel(text["x"].format(train=train))
+        panel.grid(alpha=0.3)
+    ax[0].set_ylabel(text["y"].format(n=n))
+    handles, labels = ax[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4,
+               fontsize="small")
+    return fig
+
+
+def format_live_run(run):
+    """One run of ``posenc_lab.vision.run_one`` as text: its training loss
+    at the first and the last step, and its accuracy at every test size in
+    both modes (3 decimals)."""
+    sizes = sorted(run["eval"]["zoom"], key=int)
+    first, last = run["train_loss"][0], run["train_loss"][-1]
+    head = "side of the test image (pixels):"
+    lines = [f"{METHOD_LABELS[run['method']]}, seed {run['seed']}: training "
+             f"loss {first[1]:.3f} at step {first[0]}, {last[1]:.3f} at step "
+             f"{last[0]}",
+             head + "".join(f"{int(s):7d}" for s in sizes)]
+    for mode in ("zoom", "canvas"):
+        acc = "".join(f"{run['eval'][mode][s]['accuracy']:7.3f}"
+                      for s in sizes)
+        lines.append(f"accuracy, {mode}:".ljust(len(head)) + acc)
+    return "\n".join(lines)
+
+
+def train_one(cfg, method, seed=0):
+    """Train and evaluate one model of ``posenc_lab.vision``, showing its
+    progress.
+
+    ``posenc_lab.vision.run_one`` with a
+    :class:`posenc_lab.progress.ProgressLine` under the cell: while it
+    runs, the steps done, the time so far, the speed of this machine and
+    the time left; when done, only what was trained (so that the stored
+    output is the same on every machine).
+    """
+    from posenc_lab import vision
+    from posenc_lab.progress import ProgressLine, format_seconds
+
+    text = _PROGRESS.get()
+    fields = {"method": METHOD_LABELS[method], "seed": seed,
+              "steps": cfg.steps}
+
+    def running(done, total, elapsed, rate, left):
+        now = dict(fields, done=done, elapsed=format_seconds(elapsed))
+        if rate is None or left is None:
+            return text["starting"].format(**now)
+        return text["running"].format(rate=f"{rate:.1f}",
+                                      left=format_seconds(left), **now)
+
+    with ProgressLine(cfg.steps, text["idle"].format(**fields),
+                      running) as line:
+        return vision.run_one(cfg, method, seed, tick=line.tick)
 
 
 def main():

@@ -468,6 +468,27 @@ _table("09_positions_in_2d_and_3d", {
     "positions": "tokens: {0}, positions used: {1}",
     "yarn": "{0:11}: pairs YaRN changes (time, height, width) = {1}",
     "generated": "tokens: {0}  first generated token at id {1}",
+    # zoom versus canvas (posenc_plots.ch09_vision, the experiment)
+    "digits": "digits: {0} for training, {1} for testing",
+    "v_parameters": "parameters: {0} (learned table: {1})",
+    "v_training": "training: {0} images, {1} passes over the digits",
+    "v_wall": "wall time {0} s with --jobs {1} on a {2}-core {3}, torch {4}",
+    "v_load": "1-minute load average as the runs finished: {0} to {1}",
+    "v_run": "one run: {0} to {1} s; the last eight: {2} to {3} s",
+    "v_gap": ("zoom, worst normalised minus best other model, per seed, at "
+              "24 and 36 px: {0}"),
+    "v_gain": ("canvas, rescaled minus not rescaled, per seed, at 18, 24 and "
+               "36 px: {0}"),
+    "v_live": "{0}, seed {1}: training loss {2} at step {3}, {4} at step {5}",
+    "v_sides": "side of the test image (pixels):{0}",
+    "v_zoom": "accuracy, zoom:{0}",
+    "v_canvas": "accuracy, canvas:{0}",
+    "v_same": "the same accuracies as the committed run: {0}",
+    # the cells of its Markdown table (rows: ch09_vision:methods)
+    "v_method": "method",
+    "v_px": "{0} px",
+    "v_zoom_px": "zoom {0} px",
+    "v_canvas_px": "canvas {0} px",
 })
 
 
@@ -535,4 +556,4 @@ _table("10_position_in_2026_models", {
 
 #: Label tables whose English labels may fill a cell of a printed Markdown
 #: table (the rows of chapter 8's tables are its methods' names).
-CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches")
+CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches", "ch09_vision:methods")

@@ -284,3 +284,82 @@ def test_chunked_layout_gives_time_the_fastest_pairs():
     assert inter["width"].get_xdata().min() == 2
     assert inter["width"].get_ydata().max() > 1
     assert "13" in chunked.get_title().splitlines()[1]
+
+
+# ------------------------------------------ the experiment: zoom and canvas
+
+
+def _results():
+    from posenc_lab import vision
+
+    return vision.load_results("full")
+
+
+def _fake_results():
+    """Two seeds of two methods with known accuracies."""
+    runs = []
+    for method, offset in (("none", 0.0), ("rope_axial", 0.5)):
+        for seed in (1, 0):   # out of order: the functions sort them
+            acc = {mode: {str(s): {"accuracy": offset + seed / 10 + s / 1000
+                                   + (0.2 if mode == "canvas" else 0.0)}
+                          for s in (12, 24)} for mode in ("zoom", "canvas")}
+            runs.append({"method": method, "seed": seed, "eval": acc})
+    return {"config": {"eval_sizes": [12, 24], "image_size": 12,
+                       "eval_examples": 7},
+            "runs": runs}
+
+
+def test_experiment_methods_are_the_labs():
+    from posenc_lab import vision
+
+    assert figs.EXPERIMENT_METHODS == vision.METHODS
+    assert set(figs.METHOD_LABELS.en) == set(vision.METHODS)
+
+
+def test_experiment_accuracy_orders_seeds_and_sizes():
+    sizes, acc = figs.experiment_accuracy(_fake_results(), "zoom",
+                                          "rope_axial")
+    assert sizes.tolist() == [12, 24]
+    np.testing.assert_allclose(acc, [[0.512, 0.524], [0.612, 0.624]])
+    for bad in (("side", "none"), ("zoom", "sincos")):
+        with pytest.raises(ValueError, match="mode" if bad[0] == "side"
+                           else "method"):
+            figs.experiment_accuracy(_fake_results(), *bad)
+
+
+def test_zoom_canvas_figure_draws_the_mean_of_the_seeds():
+    results = _results()
+    fig = figs.plot_zoom_canvas(results)
+    for panel, mode in zip(fig.axes, ("zoom", "canvas"), strict=True):
+        lines = {line.get_gid(): line for line in panel.get_lines()
+                 if line.get_gid() and line.get_marker() == "o"}
+        assert set(lines) == set(figs.EXPERIMENT_METHODS)
+        for method, line in lines.items():
+            summary = results["summary"][mode][method]
+            expected = [summary[str(s)]["accuracy"]["mean"]
+                        for s in results["config"]["eval_sizes"]]
+            np.testing.assert_allclose(line.get_ydata(), expected, atol=1e-5)
+            np.testing.assert_array_equal(line.get_xdata(),
+                                          results["config"]["eval_sizes"])
+
+
+def test_accuracy_table_holds_mean_and_spread_once_per_size():
+    table = figs.accuracy_table(_fake_results()).splitlines()
+    assert table[0] == ("| method | 12 px | zoom 24 px | canvas 24 px |")
+    none = table[2].split(" | ")
+    assert none[0] == "| none (NoPE)"
+    # seeds 0 and 1: mean of x and x + 0.1, sample std 0.1 / sqrt 2
+    assert none[1:] == ["0.06 ± 0.07", "0.07 ± 0.07", "0.27 ± 0.07 |"]
+
+
+def test_live_run_text_and_progress():
+    run = {"method": "rope_dinov3", "seed": 2,
+           "train_loss": [[0, 2.5], [9, 0.25]],
+           "eval": {m: {"24": {"accuracy": 0.5}, "12": {"accuracy": 0.875}}
+                    for m in ("zoom", "canvas")}}
+    lines = figs.format_live_run(run).splitlines()
+    assert lines[0] == ("normalised RoPE (DINOv3), seed 2: training loss "
+                        "2.500 at step 0, 0.250 at step 9")
+    assert lines[1].split(":")[1].split() == ["12", "24"]
+    assert lines[2].split(":")[1].split() == ["0.875", "0.500"]
+    assert lines[3].startswith("accuracy, canvas:")

@@ -101,6 +101,7 @@ def _tokens(text):
 
 #: Names and words kept as they are in Chinese.
 NAMES = {"RoPE", "ALiBi", "YaRN", "NTK", "aware", "Llama", "NoPE", "sin", "cos",
+         "Mixed",  # RoPE-Mixed keeps its name (glossary)
          "clip", "max", "pos"}
 
 
