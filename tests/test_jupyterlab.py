@@ -13,17 +13,21 @@ the page (the HTML book's renderer, ``posenc_plots.jupyter``), and that the
 notebook, saved and reopened without its kernel, says again in the slider
 cell to run it instead of "Error displaying widget: model not found".
 Several more notebooks are only opened, not run (chapters 5, 6 and 7, the
-Chinese chapter 6, chapter 8 without training, and a released assignment):
-each opens unmodified, its exercises are rendered boxes, its solutions
-folded (``tools/fold_solutions.py``), no MyST shown raw and no citation or
+Chinese chapter 6, chapter 8 without training, chapters 9 and 10 in both
+languages, and a released assignment): each opens unmodified, each of its
+slider cells says to run it, its exercises are rendered boxes, its
+solutions closed dropdowns and the cells after them folded
+(``tools/fold_solutions.py``), no MyST shown raw and no citation or
 reference "Not Found", and its figures shown at their natural size, not
-stretched. In chapters 2, 6, 7 and the Chinese 6, what JupyterLab renders
-is compared with the built HTML book of the same edition: every
-citation's text, in order; every reference to a figure, equation, section,
-exercise or chapter, its text and target; the numbers of equations,
-figures (under each, its caption), exercises and sections; and chapter 7's
-link to chapter 6, clicked, opens it. In chapter 8 a ``%%solution`` cell,
-run in JupyterLab, says it is not run by Run All instead of running. Like
+stretched. In chapters 2, 6, 7, 9, 10 and the Chinese 6, 9 and 10, what
+JupyterLab renders is compared with the built HTML book of the same
+edition: every citation's text, in order; every reference to a figure,
+equation, section, exercise or chapter, its text and target; the numbers
+of equations, figures (under each, its caption) and sections; every
+exercise's and solution's title word for word (the solution's linking to
+its exercise); and chapter 7's link to chapter 6, clicked, opens it. In
+chapter 8 a ``%%solution`` cell, run in JupyterLab, says it is not run by
+Run All instead of running. Like
 tests/test_browser.py, a missing browser fails with ``CI`` or
 ``POSENC_REQUIRE_BROWSER`` set and skips loudly otherwise.
 """
@@ -54,15 +58,32 @@ OPENED = ["learn/en/chapters/05_relative_position.ipynb",
           "learn/en/chapters/07_context_extension.ipynb",
           "learn/zh/chapters/06_rope.ipynb",
           "learn/en/chapters/08_train_short_test_long.ipynb",
-          "assignment/04_binary_counter.ipynb"]
+          "assignment/04_binary_counter.ipynb",
+          "learn/en/chapters/09_positions_in_2d_and_3d.ipynb",
+          "learn/zh/chapters/09_positions_in_2d_and_3d.ipynb",
+          "learn/en/chapters/10_position_in_2026_models.ipynb",
+          "learn/zh/chapters/10_position_in_2026_models.ipynb"]
 #: Compared with the HTML book (chapter 2 in the page that runs it).
-COMPARED = [CHAPTER] + OPENED[1:4]
+COMPARED = [CHAPTER] + OPENED[1:4] + OPENED[6:]
 REQUIRE = bool(os.environ.get("CI") or os.environ.get("POSENC_REQUIRE_BROWSER"))
 #: JupyterLab and its kernel start slowly on a loaded 2-core machine.
 TIMEOUT = 240_000  # ms
 #: What MyST source looks like when it is shown raw instead of rendered.
 RAW_MYST = ("{cite:p}", "{cite:t}", "{numref}", "{doc}", "{eq}", "{ref}",
             "```{", ":::{", "{exercise}", "{solution-start}")
+#: jupyterlab-myst's own exercise boxes (its words, not the HTML's)
+EXERCISE = "aside.myst-exercise, details.myst-exercise"
+#: the learner copies' exercise and solution boxes, and their titles
+EXERCISE_BOX = "div[id] > aside.myst-admonition.exercise"
+SOLUTION_BOX = "details.myst-admonition.dropdown.solution"
+TITLE = """els => els.map(e => {
+    const head = e.querySelector(':scope > .myst-admonition-header');
+    const copy = head ? head.cloneNode(true) : document.createElement('b');
+    copy.querySelectorAll('.katex').forEach(k => k.replaceWith('$'));
+    return [e.parentElement.id, copy.textContent,
+            head?.querySelector('a')?.getAttribute('href') ?? null,
+            e.open ?? null];
+})"""
 
 
 def require(reason):
@@ -170,13 +191,6 @@ def markdown_source(nb, skip=()):
                      if c["cell_type"] == "markdown" and i not in skip)
 
 
-def folding():
-    sys.path.insert(0, str(ROOT / "tools"))
-    import fold_solutions
-
-    return fold_solutions
-
-
 def assert_opens_unmodified(page):
     # The kernel has started and reported its spec and language_info:
     # nothing JupyterLab wrote differs from the stored metadata.
@@ -205,19 +219,34 @@ def assert_reads_as_the_book(page, nb, name):
     raw = [r for r in RAW_MYST if r in text]
     assert not raw, f"{name}: MyST shown raw in JupyterLab: {raw}"
     assert "$$" not in text, name
-    folded, _ = folding().solution_cells(nb)
+    # the cells of the solutions, folded by tools/fold_solutions.py
+    folded = [i for i, c in enumerate(nb["cells"])
+              if c["metadata"].get("jupyter", {}).get("source_hidden")]
+    assert folded, name
     source = markdown_source(nb)
-    # every exercise a numbered box with its title
-    exercises = re.findall(r"\{exercise\}[^\n]*\n:label: (\S+)", source)
+    # every exercise a numbered box with its title, in the words of the
+    # HTML book's edition (not jupyterlab-myst's "Exercise")
+    exercises = re.findall(r"^:{4,}\{div\}\n:label: (\S+)\n:{3,}"
+                           r"\{admonition\}", source, re.M)
     assert exercises, name
-    wait_count(page, f"{NOTEBOOK} aside.myst-exercise[id]", len(exercises))
-    boxes = page.eval_on_selector_all(
-        f"{NOTEBOOK} aside.myst-exercise[id]",
-        "els => els.map(e => [e.id, e.innerText.split('\\n')[0]])")
+    wait_count(page, f"{NOTEBOOK} {EXERCISE_BOX}", len(exercises))
+    boxes = page.eval_on_selector_all(f"{NOTEBOOK} {EXERCISE_BOX}", TITLE)
     assert [b[0] for b in boxes] == exercises, name
-    assert all(re.match(r"(Exercise|练习) ?\d+", t) for _, t in boxes), boxes
-    # solutions folded: the opening cell's box closed, later cells hidden
-    assert page.locator(f"{NOTEBOOK} details.myst-exercise[open]").count() == 0
+    word = "练习" if name.startswith("learn/zh/") else "Exercise"
+    assert all(re.match(rf"{word} \d+[a-z]?\.\d+ \(", b[1])
+               for b in boxes), boxes
+    assert page.locator(f"{NOTEBOOK} :is({EXERCISE})").count() == 0, name
+    # each solution a closed dropdown titled as in the HTML, its title
+    # linking to its exercise; the cells after it folded
+    wait_count(page, f"{NOTEBOOK} {SOLUTION_BOX}", len(exercises))
+    solutions = page.eval_on_selector_all(f"{NOTEBOOK} {SOLUTION_BOX}",
+                                          TITLE)
+    solution = "解答 练习" if word == "练习" else "Solution to Exercise"
+    assert [s[2] for s in solutions] == [f"#{e}" for e in exercises], name
+    assert all(s[1].startswith(f"{solution} ") and s[3] is False
+               for s in solutions), solutions
+    assert page.locator(f"{NOTEBOOK} details[open]").count() == 0, name
+    assert "Start of Solution" not in text and "End of Solution" not in text
     cells = page.locator(f"{NOTEBOOK} > .jp-WindowedPanel-outer "
                          f".jp-Cell, {NOTEBOOK} > .jp-Cell")
     assert cells.count() == len(nb["cells"]), name
@@ -363,6 +392,27 @@ def test_opened_notebook_is_unmodified(opened):
     assert_opens_unmodified(page)
 
 
+def test_opened_notebook_slider_cells_say_to_run_them(opened, request):
+    """Every slider cell of a notebook opened without running it shows
+    the note to run it (its stored output), nothing about a widget."""
+    page, nb = opened
+    sliders = [i for i, c in enumerate(nb["cells"])
+               if c.get("metadata", {}).get("posenc_widget")]
+    if not sliders:
+        return  # the assignment
+    text = notebook_text(page)
+    assert "model not found" not in text
+    assert "Error displaying widget" not in text
+    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").evaluate_all(
+        "cells => cells.map(c => c.querySelector('.jp-OutputArea')"
+        "?.innerText ?? '')")
+    name = request.node.callspec.params["opened"]
+    hint = ("运行此单元格（Shift+Enter）" if name.startswith("learn/zh/")
+            else "Run this cell (Shift+Enter) to show its sliders")
+    for index in sliders:
+        assert hint in outputs[index], (index, outputs[index][:200])
+
+
 def test_opened_notebook_reads_as_the_book(opened, request):
     page, nb = opened
     name = request.node.callspec.params["opened"]
@@ -417,13 +467,15 @@ def lab_facts(page, name):
           copy.querySelectorAll('.katex').forEach(k => k.replaceWith('$'));
           return [e.id, copy.textContent];
         }))""", NOTEBOOK)
-    exercises = page.eval_on_selector_all(
-        f"{NOTEBOOK} aside.myst-exercise[id]",
-        "els => els.map(e => e.innerText.split('\\n')[0])")
+    exercises = [(e[0], squash(e[1])) for e in page.eval_on_selector_all(
+        f"{NOTEBOOK} {EXERCISE_BOX}", TITLE)]
+    solutions = [(squash(e[1]), (e[2] or "").lstrip("#"))
+                 for e in page.eval_on_selector_all(
+                     f"{NOTEBOOK} {SOLUTION_BOX}", TITLE)]
     sections = page.eval_on_selector_all(
         f"{NOTEBOOK} .jp-MarkdownCell :is(h1, h2)",
         "els => els.map(e => e.textContent)")
-    return text, links, tags, captions, exercises, sections
+    return text, links, tags, captions, exercises, solutions, sections
 
 
 def assert_as_in_the_html(page, name, html_books):
@@ -433,10 +485,10 @@ def assert_as_in_the_html(page, name, html_books):
     edition = name.split("/")[1]
     doc = name.split("/", 2)[2]
     article = html_page(html_books[edition], doc)
-    cites, refs, equations, figures, exercises, sections = html_facts(
-        article, folded=False)
-    text, links, tags, captions, lab_exercises, lab_sections = lab_facts(
-        page, name)
+    (cites, refs, equations, figures, exercises, solutions,
+     sections) = html_facts(article, folded=False)
+    (text, links, tags, captions, lab_exercises, lab_solutions,
+     lab_sections) = lab_facts(page, name)
     # every citation, with the HTML's text, in the HTML's order
     assert cites, name
     at = 0
@@ -466,14 +518,15 @@ def assert_as_in_the_html(page, name, html_books):
         math = re.sub(r"\\\(.*?\\\)", "$", caption.get_text())
         want = squash(f"{figures[fig['id']]} {math}")
         assert squash(captions.get(fig["id"], "")) == want, (name, fig["id"])
-    # exercises numbered as in the HTML (the word is jupyterlab-myst's own,
-    # "Exercise" in both editions: README), sections too
-    numbers = [re.search(r"\d+[a-z]?\.\d+", e).group(0) for e in exercises]
-    assert [re.search(r"\d+[a-z]?\.\d+", e).group(0)
-            for e in lab_exercises] == numbers, name
-    if edition == "en":
-        assert all(lab.startswith(want) for lab, want in
-                   zip(lab_exercises, exercises, strict=True)), name
+    # exercises and solutions titled word for word as in the HTML (its
+    # math as "$"), each solution linking to its exercise; sections
+    # numbered as in the HTML
+    def dollars(title):
+        return re.sub(r"\$[^$]*\$", "$", title)
+
+    assert exercises, name
+    assert [(i, dollars(t)) for i, t in exercises] == lab_exercises, name
+    assert [(dollars(t), to) for t, to in solutions] == lab_solutions, name
     assert [re.match(r"\S+", s).group(0) for s in lab_sections] == \
         sections, name
 

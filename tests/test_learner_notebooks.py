@@ -1,10 +1,13 @@
 """The learner notebooks (``tools/learner_notebooks.py``) say what the HTML
 book says: every citation's text and entry, every reference's text and
 target, and the numbers of sections, figures, equations and exercises,
-compared with the built HTML of both editions (``book_html`` from
-conftest, the Chinese edition as tests/test_browser.py builds it), for
-every chapter of ``_toc.yml``. tests/test_jupyterlab.py checks that
-JupyterLab renders them so.
+the exercises' and solutions' titles as the HTML prints them ("Exercise
+6.1 (Title)", "解答 练习 6.1 (…)"), each solution a closed dropdown linking
+to its exercise, compared with the built HTML of both editions
+(``book_html`` from conftest, the Chinese edition as tests/test_browser.py
+builds it), for every chapter of ``_toc.yml``; and the cells folded are
+those of the solutions. tests/test_jupyterlab.py checks that JupyterLab
+renders them so.
 """
 
 import html as htmllib
@@ -18,6 +21,7 @@ from test_browser import build_zh_html
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import fold_solutions  # noqa: E402
 import i18n  # noqa: E402
 import learner_notebooks as learner  # noqa: E402
 
@@ -25,6 +29,12 @@ bs4 = pytest.importorskip("bs4")
 
 CHAPTERS = [d for d in learner.toc_docs(ROOT) if d.startswith("chapters/")]
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+#: the learner copies' exercise and solution boxes (an exercise inside the
+#: ``{div}`` that carries its label)
+EXERCISE_BOX = re.compile(r"^:{4,}\{div\}\n:label: (\S+)\n:{3,}\{admonition\} "
+                          r"(.*)\n:class: exercise$", re.M)
+SOLUTION_BOX = re.compile(r"^:{3,}\{admonition\} (.*)\n"
+                          r":class: dropdown solution$", re.M)
 
 
 def squash(text):
@@ -97,11 +107,21 @@ def html_facts(article, folded=True):
     figures = {f["id"]: squash(f.select_one(".caption-number").get_text())
                for f in article.select("figure[id]")
                if f.select_one(".caption-number") and shown(f)}
-    exercises = [squash(t.get_text()) for t in article.select(
-        "div.exercise > p.admonition-title > span.caption-number")]
+    exercises = [(e.get("id"), title_text(e.select_one("p.admonition-title")))
+                 for e in article.select("div.exercise")]
+    # a solution's title shows even when its box is folded
+    solutions = [(title_text(t), t.select_one("a")["href"].lstrip("#"))
+                 for t in article.select(
+                     "div.solution > p.admonition-title")]
     sections = [squash(h.get_text()) for h in article.select(
         "h1 > span.section-number, h2 > span.section-number")]
-    return cites, refs, equations, figures, exercises, sections
+    return cites, refs, equations, figures, exercises, solutions, sections
+
+
+def title_text(element):
+    """An exercise's or solution's title as text, its math as ``$...$``
+    (MathJax's ``\\(...\\)`` in the HTML)."""
+    return squash(re.sub(r"\\\((.*?)\\\)", r"$\1$", element.get_text()))
 
 
 def learner_facts(book, doc):
@@ -134,16 +154,19 @@ def learner_facts(book, doc):
                  if t.kind == "equation"}
     figures = {name: book.words["figure"] % num
                for _, name, num in book.figures[doc]}
-    exercises = [book.words["exercise"] % n
-                 for n in book.exercises.get(docname, [])]
-    sections = []
+    exercises, solutions, sections = [], [], []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
+            exercises += [(label, plain(title)) for label, title
+                          in EXERCISE_BOX.findall(cell.source)]
+            solutions += [(plain(title), LINK.search(title).group(2)
+                           .rpartition("#")[2])
+                          for title in SOLUTION_BOX.findall(cell.source)]
             for code, part in learner.code_blocks(cell.source):
                 if not code:
                     sections += re.findall(r"^#{1,2} (\d+[a-z]?(?:\.\d+)*\.) ",
                                            part, re.M)
-    return cites, refs, equations, figures, exercises, sections
+    return cites, refs, equations, figures, exercises, solutions, sections
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
@@ -152,7 +175,7 @@ def test_learner_notebook_says_what_the_html_says(edition, doc):
     got = learner_facts(book, doc)
     want = html_facts(html_page(html, doc))
     names = ("citations", "references", "equations", "figures",
-             "exercises", "sections")
+             "exercises", "solutions", "sections")
     for name, ours, theirs in zip(names, got, want, strict=True):
         if name == "citations":
             assert [c[0] for c in ours] == [c[0] for c in theirs], (doc, name)
@@ -165,6 +188,25 @@ def test_learner_notebook_says_what_the_html_says(edition, doc):
         else:
             assert ours == theirs, (doc, name)
     assert got[0] and got[2] is not None, doc
+    assert len(got[5]) == len(got[4]), (doc, "a solution to every exercise")
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_solutions_are_folded_and_no_directive_is_left(edition, doc):
+    """The cells folded are the solutions' (read from the chapter's gates,
+    which the learner copy no longer has), and none of sphinx-exercise's
+    directives is left for jupyterlab-myst to title in its own words."""
+    book, _ = edition
+    nb = learner.learner_notebook(book, doc)
+    source = nbformat.read(book.source / doc, as_version=4)
+    folded, _ = fold_solutions.solution_cells(source)
+    hidden = [c.id for c in nb.cells
+              if c.metadata.get("jupyter", {}).get("source_hidden")]
+    assert hidden == [source.cells[i].id for i in folded], doc
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for directive in ("{exercise}", "{solution-start}", "{solution-end}",
+                      "{solution}"):
+        assert directive not in text, (doc, directive)
 
 
 def entry_title(book, key):

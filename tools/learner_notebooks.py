@@ -27,6 +27,11 @@ every one of them is written out as the HTML book shows it:
   each equation and exercise numbered as in the HTML (a front matter
   ``numbering: enumerator: "6.%s"`` in the first cell, which jupyterlab-myst
   reads, and which this copy may have since MyST-NB never reads it);
+* exercises and solutions titled as the HTML titles them ("Exercise 6.1
+  (Title)", "Solution to Exercise 6.1 (Title)"; "练习 6.1 (…)", "解答 练习
+  6.1 (…)" in the Chinese edition), a solution as a closed dropdown
+  (:func:`exercise_boxes`; jupyterlab-myst's own exercise boxes say
+  "Exercise" in either language and "Start of Solution to");
 * the pages of ``_toc.yml`` that are Markdown (notation, glossary,
   references, ...) as notebooks of their own, the bibliography written out.
 
@@ -201,7 +206,8 @@ class Book:
         return {"figure": core.gettext("Fig. %s"),
                 "table": core.gettext("Table %s"),
                 "section": core.gettext("Section %s"),
-                "exercise": exercise.gettext("Exercise") + " %s"}
+                "exercise": exercise.gettext("Exercise") + " %s",
+                "solution": exercise.gettext("Solution to")}
 
     # -- one page's labels, in the order of the page ---------------------
     def _index(self, doc: str):
@@ -557,7 +563,107 @@ def learner_notebook(book: Book, doc: str) -> nbformat.NotebookNode:
             cells_out.append(note)
     out.cells = cells_out
     fold_solutions.fold(out)
+    for cell in out.cells:  # after folding, which reads the gates
+        if cell.cell_type == "markdown":
+            cell.source = exercise_boxes(book, cell.source, docname)
     return out
+
+
+GATE_DIRECTIVE = re.compile(
+    r"^(`{3,}|:{3,})\{solution-(start|end)\}[ \t]*(\S*)[^\n]*\n(.*?)"
+    r"^\1[ \t]*$\n?", re.S | re.M)
+
+
+def exercise_title(book: Book, title: str, number: str | None,
+                   docname: str) -> str:
+    """An exercise's title as the HTML prints it: "Exercise 6.1 (Title)",
+    "练习 6.1 (…)" (sphinx-exercise's words, numfig's number)."""
+    word = (book.words["exercise"] % number if number
+            else book.words["exercise"].replace(" %s", ""))
+    title = resolve_markdown(book, title, docname) if title else ""
+    return f"{word} ({title})" if title else word
+
+
+def _colons(text: str) -> str:
+    """A colon fence longer than every colon fence inside ``text``."""
+    runs = [len(m.group(1)) for m in re.finditer(r"^[ \t]*(:{3,})", text,
+                                                  re.M)]
+    return ":" * max([3] + [n + 1 for n in runs])
+
+
+def exercise_boxes(book: Book, text: str, docname: str) -> str:
+    """sphinx-exercise's directives as boxes titled as the HTML titles them.
+
+    jupyterlab-myst renders ``{exercise}`` with its own English word
+    ("Exercise 6.1" in the Chinese edition too) and a solution's
+    ``{solution-start}`` as "Start of Solution to Exercise 6.1". Here an
+    exercise becomes an admonition (class ``exercise``) whose title is
+    the HTML's, "Exercise 6.1 (Title)" / "练习 6.1 (…)", inside a ``{div}``
+    carrying its label (the anchor its references link to); a solution
+    becomes a closed dropdown admonition (classes ``dropdown solution``)
+    titled "Solution to Exercise 6.1 (Title)" / "解答 练习 6.1 (…)", the
+    exercise's title linking to it as in the HTML, holding the rest of the
+    solution's cell (the cells after it are folded: fold_solutions).
+    ``{solution-end}`` is dropped.
+    """
+    def exercise(m):
+        if m.group(2) != "exercise":
+            return m.group(0)
+        head = m.group(0).split("\n", 1)[0]
+        title = head.split("}", 1)[1].strip()
+        body = m.group(3)
+        label = OPTION_LABEL.search(body)
+        nonumber = re.search(r"^:nonumber:", body, re.M)
+        body = re.sub(r"^:[a-z-]+:.*\n", "", body, flags=re.M).strip("\n")
+        if label is None and not nonumber:
+            # its number is its place among the page's exercises, which
+            # the index keeps by label only (none in the book yet)
+            raise ValueError(f"{docname}: an exercise without a :label: "
+                             f"({head!r}); give it one")
+        number = None if nonumber else book.targets[label.group(1)].number
+        fence = _colons(body)
+        box = (f"{fence}{{admonition}} "
+               f"{exercise_title(book, title, number, docname)}\n"
+               f":class: exercise\n\n{body}\n{fence}")
+        if label is None:
+            return box
+        return (f"{fence}:{{div}}\n:label: {label.group(1)}\n{box}\n"
+                f"{fence}:")
+
+    def solution(label, content):
+        target = book.targets.get(label)
+        if target is None or target.kind != "exercise":
+            raise ValueError(f"{docname}: a solution to an unknown exercise "
+                             f"{label!r}")
+        title = exercise_title(book, target.title, target.number,
+                               docname)
+        href = book.href(docname, target.doc, target.anchor)
+        # the solution's cells follow, folded; an admonition with no body
+        # would take its title for its body (mystmd), so a MyST comment
+        content = content.strip("\n") or "% the solution: the cells below"
+        fence = _colons(content)
+        return (f"{fence}{{admonition}} {book.words['solution']} "
+                f"[{title}]({href})\n:class: dropdown solution\n\n"
+                f"{content}\n{fence}\n")
+
+    text = FENCE.sub(exercise, text)
+    out, at = [], 0
+    gates = list(GATE_DIRECTIVE.finditer(text))
+    k = 0
+    while k < len(gates):
+        gate = gates[k]
+        out.append(text[at:gate.start()])
+        if gate.group(2) == "end":      # a solution opened in an earlier cell
+            at = gate.end()
+            k += 1
+            continue
+        end = next((g for g in gates[k + 1:] if g.group(2) == "end"), None)
+        stop = end.start() if end is not None else len(text)
+        out.append(solution(gate.group(3), text[gate.end():stop]))
+        at = end.end() if end is not None else len(text)
+        k = gates.index(end) + 1 if end is not None else len(gates)
+    out.append(text[at:])
+    return "".join(out)
 
 
 def number_headings(text: str, chapter: str, sections: list[int]) -> str:
