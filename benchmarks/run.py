@@ -332,6 +332,17 @@ NAMED = {("explore_encoding", "pos"), ("explore_encoding", "d_model"),
          ("ch03_wavelengths", "d_model"), ("ch03_distance", "d_model")}
 
 
+#: ``--figures``: the keys' prefixes ("ch09", "ch10_models:ch10_spectrum")
+#: that the jupyter and jupyterlab sections measure (all if empty).
+FIGURES = []
+
+
+def interactive():
+    """``posenc_plots.all_interactive()``, narrowed to ``--figures``."""
+    return [(m, f) for m, f in posenc_plots.all_interactive()
+            if not FIGURES or f"{m}:{f.name}".startswith(tuple(FIGURES))]
+
+
 def bench_jupyter(res, quick):
     """What a learner waits for after moving a slider in Jupyter.
 
@@ -355,7 +366,7 @@ def bench_jupyter(res, quick):
         "hidden (after)": _Show,
     }
     summary = {k: [] for k in choices}
-    for module, fig in posenc_plots.all_interactive():
+    for module, fig in interactive():
         for where in ("defaults", "maximum"):
             start, moves = _moves(fig, where, repeat)
             cpu = {}
@@ -579,7 +590,7 @@ def bench_jupyterlab(res, quick):
                 "<= 100", note=str(err)[:80])
         return
     exe = os.environ.get("POSENC_CHROMIUM") or shutil.which("chromium")
-    figures = [(f"{m}:{f.name}", f) for m, f in posenc_plots.all_interactive()]
+    figures = [(f"{m}:{f.name}", f) for m, f in interactive()]
     keys = [k for k, _ in figures]
     presses = 3 if quick else 9
     kinds = ("canvas",) if quick else ("canvas", "png")
@@ -1350,7 +1361,12 @@ def main(argv=None):
                     help="--jobs of python -m posenc_lab (default 2)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer repetitions and smaller sizes (a smoke run)")
+    ap.add_argument("--figures", nargs="+", default=[], metavar="PREFIX",
+                    help="the jupyter and jupyterlab sections: only the "
+                    "live figures whose key starts so (ch09, "
+                    "ch10_models:ch10_spectrum)")
     args = ap.parse_args(argv)
+    FIGURES[:] = args.figures
     args.cleanup, args.fresh_html = [], None
     run = [s for s in (args.only or SECTIONS + SLOW) if s not in args.skip]
     info = machine()
