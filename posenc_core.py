@@ -67,6 +67,10 @@ References
    Pretraining Approach", arXiv:1907.11692, 2019.
 .. [Ott2019] M. Ott et al., "fairseq: A Fast, Extensible Toolkit for
    Sequence Modeling", NAACL 2019 (demonstrations).
+.. [OpenAI2025] OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card",
+   arXiv:2508.10925, 2025.
+.. [Miller2023] E. Miller, "Attention Is Off By One", blog post,
+   evanmiller.org/attention-is-off-by-one.html, 2023.
 """
 
 import functools
@@ -126,6 +130,8 @@ __all__ = [
     "streaming_positions",
     "mla_params",
     "mla_attention_logits",
+    "softmax_with_sink",
+    "rope_stale_key_angles",
 ]
 
 #: Largest number of elements a result may have (2**27 float64 = 1 GiB).
@@ -4034,3 +4040,164 @@ def mla_attention_logits(x, positions, params, *, absorbed=False,
         raise ValueError("x or params is too large: the scores overflow "
                          "float64")
     return scores
+
+
+def softmax_with_sink(scores, sink_logits):
+    r"""The softmax of attention scores with a learned sink logit.
+
+    .. math::
+
+        A_{m\ell} = \frac{e^{S_{m\ell}}}
+        {e^{\xi_h} + \sum_{\ell'} e^{S_{m\ell'}}}
+
+    gpt-oss ([OpenAI2025]_) gives each head :math:`h` a learned logit
+    :math:`\xi_h` that joins every row of scores as one more column and is
+    dropped after the softmax: a query may give part of its attention to
+    nothing (the row sums to less than 1), which is what the first tokens
+    otherwise do as attention sinks ([Xiao2024]_). This is transformers'
+    ``GptOssAttention`` (``eager_attention_forward``:
+    ``torch.cat([attn_weights, sinks], dim=-1)``, softmax, then
+    ``probs[..., :-1]``). :math:`\xi_h = 0` is Miller's "softmax plus one"
+    ([Miller2023]_); :math:`\xi_h \to -\infty` the plain softmax.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n_keys)
+        :math:`S`, scaled and masked (``-inf`` for a masked key; NaN and
+        ``+inf`` are not allowed).
+    sink_logits : float or array_like
+        :math:`\xi`, broadcast against ``scores.shape[:-1]``: a scalar,
+        or one per head as ``xi[:, None]`` for scores (H, n, n_keys).
+        ``-inf`` is allowed (no sink).
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``scores``
+        Each row sums to :math:`1 - e^{\xi_h}/(e^{\xi_h} +
+        \sum_{\ell'} e^{S_{m\ell'}})`.
+
+    Examples
+    --------
+    >>> softmax_with_sink([0.0, 0.0, 0.0], 0.0)
+    array([0.25, 0.25, 0.25])
+    >>> softmax_with_sink([[0.0, -np.inf]], -np.inf)
+    array([[1., 0.]])
+    """
+    what = "an array (..., n_keys) of finite reals or -inf"
+    try:
+        s = None if isinstance(scores, (str, bytes)) else np.asarray(scores)
+    except (TypeError, ValueError):
+        s = None
+    if s is None or s.dtype == bool or not (
+            np.issubdtype(s.dtype, np.integer)
+            or np.issubdtype(s.dtype, np.floating)):
+        raise ValueError(f"scores must be {what}, got {scores!r}")
+    s = s.astype(np.float64)
+    if s.ndim < 1 or s.shape[-1] == 0 or np.isnan(s).any() or (
+            s == np.inf).any():
+        raise ValueError(f"scores must be {what}, got shape {s.shape}"
+                         + (" with NaN or +inf" if s.size else ""))
+    try:
+        z = None if isinstance(sink_logits, (str, bytes)) else np.asarray(
+            sink_logits)
+    except (TypeError, ValueError):
+        z = None
+    if z is None or z.dtype == bool or not (
+            np.issubdtype(z.dtype, np.integer)
+            or np.issubdtype(z.dtype, np.floating)):
+        raise ValueError("sink_logits must be a real number or an array of "
+                         f"them, got {sink_logits!r}")
+    z = z.astype(np.float64)
+    if np.isnan(z).any() or (z == np.inf).any():
+        raise ValueError("sink_logits must be finite or -inf, got NaN or "
+                         "+inf")
+    try:
+        z = np.broadcast_to(z, s.shape[:-1])[..., None]
+    except ValueError:
+        raise ValueError(
+            f"sink_logits must broadcast against scores.shape[:-1] = "
+            f"{s.shape[:-1]}, got shape {z.shape}") from None
+    top = np.maximum(s.max(axis=-1, keepdims=True), z)
+    if np.isneginf(top).any():
+        raise ValueError("scores and sink_logits leave a row with every "
+                         "logit -inf")
+    e = np.exp(s - top)
+    return e / (e.sum(axis=-1, keepdims=True) + np.exp(z - top))
+
+
+def rope_stale_key_angles(key_positions, head_dim, *, base=10000.0,
+                          scaling, cached_length, length):
+    r"""How far off cached keys are after RoPE's frequencies changed.
+
+    A key at position :math:`\ell` cached during a pass of length
+    :math:`n_0` was rotated by :math:`\ell\,\omega_i(n_0)`; a scaling whose
+    frequencies depend on the length (LongRoPE's switch from
+    ``short_factor`` to ``long_factor`` once the length exceeds
+    ``original_max_position_embeddings``, [Ding2024]_; dynamic NTK) gives
+    the queries of a later pass of length :math:`n` the frequencies
+    :math:`\omega_i(n)`. A fresh pass would have rotated the key by
+    :math:`\ell\,\omega_i(n)`; the cached one is behind by
+
+    .. math::
+
+        \Delta\phi_{\ell,i} = \ell\,\bigl(\omega_i(n) - \omega_i(n_0)\bigr),
+
+    and its scores with the new queries are no longer functions of
+    :math:`\ell - m` alone. transformers recomputes the frequencies from
+    ``max(position_ids) + 1`` of each pass
+    (``dynamic_rope_update``) and never re-rotates the cache: after
+    ``apply_rope_angles(k_cached, delta, layout="half")`` the cached keys
+    equal a fresh pass's. Zero for scalings that do not depend on the
+    length.
+
+    Parameters
+    ----------
+    key_positions : int or array_like of real, shape (n_keys,)
+        :math:`\ell`; an int ``n`` means ``0, ..., n-1``.
+    head_dim : int
+        :math:`d`, positive and even.
+    base : float, optional
+    scaling : dict
+        As for :func:`rope_frequencies`, e.g. ``{"type": "longrope",
+        "short_factor": [...], "long_factor": [...],
+        "original_max_position_embeddings": L}``; its ``seq_len`` is set
+        here.
+    cached_length : int
+        :math:`n_0`, the length (``max(position_ids) + 1``) of the pass
+        that cached the keys, >= 1.
+    length : int
+        :math:`n`, that of the current pass, >= 1.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_keys, head_dim // 2)
+
+    Examples
+    --------
+    >>> longrope = {"type": "longrope", "short_factor": [1.0, 1.0],
+    ...             "long_factor": [1.0, 4.0],
+    ...             "original_max_position_embeddings": 8}
+    >>> rope_stale_key_angles(3, 4, scaling=longrope, cached_length=6,
+    ...                       length=12)
+    array([[ 0.    ,  0.    ],
+           [ 0.    , -0.0075],
+           [ 0.    , -0.015 ]])
+    """
+    if not isinstance(scaling, dict):
+        raise ValueError(f"scaling must be a dict as for rope_frequencies, "
+                         f"got {scaling!r}")
+    n0 = _check_int("cached_length", cached_length, 1)
+    n1 = _check_int("length", length, 1)
+    pos = _positions(key_positions, "key_positions")
+    head_dim = _check_d("head_dim", head_dim)
+    _check_size(pos.size, head_dim // 2)
+    kind = scaling.get("type", scaling.get("rope_type"))
+    if kind in ("longrope", "dynamic"):  # the two that follow the length
+        then, now = (rope_frequencies(head_dim, base=base,
+                                      scaling=dict(scaling, seq_len=n))
+                     for n in (n0, n1))
+    else:
+        then = now = rope_frequencies(head_dim, base=base, scaling=scaling)
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta = pos[:, None] * (now - then) + 0.0  # no -0.0 at position 0
+    return _finite_angles(delta, "key_positions times frequencies")

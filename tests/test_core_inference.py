@@ -382,3 +382,86 @@ def test_mla_logits_refuse_bad_input():
     broken = dict(params, **{"kv_b_proj.weight": np.zeros((3, 3))})
     with pytest.raises(ValueError, match="kv_b_proj"):
         pc.mla_attention_logits(x, 3, broken)
+
+
+# ------------------------------------------------------ the sink logit
+
+
+def test_softmax_with_sink_is_a_softmax_with_one_more_column():
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=(3, 5, 6)) * 3
+    xi = np.array([-1.0, 0.5, 2.0])
+    got = pc.softmax_with_sink(s, xi[:, None])
+    full = np.concatenate([s, np.broadcast_to(xi[:, None, None], (3, 5, 1))],
+                          axis=-1)
+    e = np.exp(full - full.max(-1, keepdims=True))
+    np.testing.assert_allclose(got, (e / e.sum(-1, keepdims=True))[..., :-1],
+                               rtol=1e-13)
+    # -inf: the plain softmax; a masked key gets 0
+    plain = pc.softmax_with_sink(s, -np.inf)
+    np.testing.assert_allclose(plain.sum(-1), 1.0, rtol=1e-13)
+    s[..., -1] = -np.inf
+    assert (pc.softmax_with_sink(s, 0.0)[..., -1] == 0).all()
+    # large logits do not overflow (the maximum is taken with the sink)
+    big = pc.softmax_with_sink([1000.0, 1000.0], 1000.0)
+    np.testing.assert_allclose(big, [1 / 3, 1 / 3], rtol=1e-13)
+
+
+@pytest.mark.parametrize("scores, sink, match", [
+    ([1.0, np.nan], 0.0, "scores"), ([1.0, np.inf], 0.0, "scores"),
+    ([], 0.0, "scores"), ("ab", 0.0, "scores"), ([True], 0.0, "scores"),
+    ([1.0], np.nan, "sink_logits"), ([1.0], "x", "sink_logits"),
+    (np.zeros((2, 3)), [1.0, 2.0, 3.0], "sink_logits"),
+    ([-np.inf, -np.inf], -np.inf, "every logit -inf"),
+])
+def test_softmax_with_sink_refuses_bad_input(scores, sink, match):
+    with pytest.raises(ValueError, match=match):
+        pc.softmax_with_sink(scores, sink)
+
+
+# ------------------------------------------------ frequencies that move
+
+LONGROPE = {"type": "longrope", "short_factor": [1.0, 1.5, 2.0],
+            "long_factor": [1.0, 4.0, 9.0],
+            "original_max_position_embeddings": 16}
+
+
+def test_stale_angles_are_zero_unless_the_switch_is_crossed():
+    for n0, n1 in ((4, 16), (17, 40), (20, 20)):
+        assert not pc.rope_stale_key_angles(
+            8, 6, scaling=LONGROPE, cached_length=n0, length=n1).any()
+    delta = pc.rope_stale_key_angles(8, 6, scaling=LONGROPE,
+                                     cached_length=10, length=17)
+    short = pc.rope_frequencies(6, scaling=dict(LONGROPE, seq_len=10))
+    long = pc.rope_frequencies(6, scaling=dict(LONGROPE, seq_len=17))
+    np.testing.assert_allclose(delta, np.arange(8)[:, None] * (long - short),
+                               rtol=1e-15)
+    assert (delta[1:, 1:] < 0).all()  # long factors turn slower
+    # re-rotating a cached key by delta gives the freshly rotated key
+    k = np.random.default_rng(0).normal(size=(8, 6))
+    cached = pc.apply_rope(k, 8, frequencies=short)
+    np.testing.assert_allclose(pc.apply_rope_angles(cached, delta),
+                               pc.apply_rope(k, 8, frequencies=long),
+                               rtol=1e-12, atol=1e-13)
+    # dynamic NTK moves too; a fixed scaling never
+    dyn = {"type": "dynamic", "factor": 4.0, "max_position_embeddings": 16}
+    assert pc.rope_stale_key_angles(4, 8, scaling=dyn, cached_length=16,
+                                    length=40).any()
+    assert not pc.rope_stale_key_angles(
+        4, 8, scaling={"type": "linear", "factor": 4.0}, cached_length=16,
+        length=40).any()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(scaling=None), "scaling"), (dict(cached_length=0), "cached_length"),
+    (dict(length=1.5), "length"), (dict(head_dim=5), "head_dim"),
+    (dict(key_positions=[[1]]), "key_positions"),
+    (dict(scaling={"type": "longrope"}), "scaling"),
+])
+def test_stale_angles_refuse_bad_input(kwargs, match):
+    args = dict(key_positions=4, head_dim=6, scaling=LONGROPE,
+                cached_length=8, length=20)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        pc.rope_stale_key_angles(args.pop("key_positions"),
+                                 args.pop("head_dim"), **args)

@@ -16,6 +16,7 @@ from transformers import cache_utils
 from transformers.data.data_collator import DataCollatorWithFlattening
 from transformers.masking_utils import find_packed_sequence_indices
 from transformers.models.deepseek_v3 import modeling_deepseek_v3
+from transformers.models.gpt_oss import modeling_gpt_oss
 from transformers.models.llama import modeling_llama
 from transformers.models.roberta import modeling_roberta
 
@@ -526,3 +527,99 @@ def test_mla_scores_depend_on_relative_position_only(monkeypatch):
     np.testing.assert_allclose(
         pc.mla_attention_logits(x, pos + 1000, params, absorbed=True), ref,
         rtol=1e-9, atol=1e-10)
+
+
+# ------------------------------------------------ gpt-oss's sink logits
+
+
+def test_softmax_with_sink_is_gpt_oss_attention(monkeypatch):
+    config = transformers.GptOssConfig(
+        vocab_size=61, hidden_size=32, intermediate_size=16,
+        num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+        head_dim=8, num_local_experts=2, num_experts_per_tok=1,
+        layer_types=["full_attention"])
+    config._attn_implementation = "eager"
+    seen = {}
+    eager = modeling_gpt_oss.eager_attention_forward
+
+    def capture(module, query, key, value, attention_mask, scaling,
+                **kwargs):
+        out, weights = eager(module, query, key, value, attention_mask,
+                             scaling, **kwargs)
+        key = modeling_gpt_oss.repeat_kv(key, module.num_key_value_groups)
+        seen["scores"] = (query @ key.transpose(2, 3) * scaling
+                          + attention_mask).detach()[0].numpy()
+        seen["weights"] = weights.detach()[0].numpy()
+        return out, weights
+
+    monkeypatch.setattr(modeling_gpt_oss, "eager_attention_forward", capture)
+    torch.manual_seed(0)
+    attn = modeling_gpt_oss.GptOssAttention(config, 0).double()
+    sinks = np.array([-2.0, 0.0, 1.5, 4.0])
+    with torch.no_grad():
+        attn.sinks.copy_(torch.from_numpy(sinks))
+    n = 7
+    h = torch.randn(1, n, 32, dtype=torch.float64)
+    # angle 0 (gpt-oss's rotation takes one cos and sin per pair): the
+    # subject here is the softmax
+    emb = (torch.ones(1, n, 4, dtype=torch.float64),
+           torch.zeros(1, n, 4, dtype=torch.float64))
+    causal = torch.full((n, n), float("-inf"),
+                        dtype=torch.float64).triu(1)[None, None]
+    with torch.no_grad():
+        attn(h, emb, causal)
+    got = pc.softmax_with_sink(seen["scores"], sinks[:, None])
+    np.testing.assert_allclose(got, seen["weights"], rtol=1e-12, atol=1e-15)
+    # the sink takes a share: rows sum to less than 1, more for larger xi
+    share = 1 - got.sum(axis=-1)
+    assert (share > 0).all() and (np.diff(share.mean(axis=1)) > 0).all()
+    plain = np.exp(seen["scores"] - seen["scores"].max(-1, keepdims=True))
+    plain /= plain.sum(-1, keepdims=True)
+    assert np.abs(plain - seen["weights"]).max() > 1e-2
+
+
+# ------------------------------------------- LongRoPE's switch and a cache
+
+SHORT, LONG = [1.0, 1.2, 1.5, 2.0], [1.0, 2.0, 6.0, 16.0]
+
+
+def test_longrope_switch_leaves_cached_keys_behind():
+    # Phi-3's LongRoPE in transformers: short factors while a pass's
+    # max(position_ids) + 1 <= original_max_position_embeddings (8), long
+    # ones after; keys cached before the switch keep their rotation
+    config = transformers.Phi3Config(
+        vocab_size=61, hidden_size=32, intermediate_size=48,
+        num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=4,
+        max_position_embeddings=32, original_max_position_embeddings=8,
+        pad_token_id=0,
+        rope_parameters={"rope_type": "longrope", "short_factor": SHORT,
+                         "long_factor": LONG, "rope_theta": 10000.0})
+    torch.manual_seed(0)
+    model = transformers.Phi3ForCausalLM(config).double().eval()
+    ids = torch.arange(1, 13)[None]
+    with torch.no_grad():
+        cache = model(ids[:, :6], use_cache=True).past_key_values
+        for t in range(6, 12):  # one token at a time, as generation
+            model(ids[:, t:t + 1], cache=cache, use_cache=True)
+        fresh = model(ids, use_cache=True).past_key_values
+    cached = cache.layers[0].keys[0].numpy()
+    ref = fresh.layers[0].keys[0].numpy()
+    scaling = {"type": "longrope", "short_factor": SHORT,
+               "long_factor": LONG, "original_max_position_embeddings": 8}
+    # the prompt (one pass of 6) and tokens 6, 7 (passes of 7 and 8)
+    for first, stop, cached_length in ((0, 6, 6), (6, 7, 7), (7, 8, 8)):
+        delta = pc.rope_stale_key_angles(np.arange(first, stop), 8,
+                                         scaling=scaling,
+                                         cached_length=cached_length,
+                                         length=12)
+        block = cached[:, first:stop]
+        assert np.abs(block - ref[:, first:stop]).max() > 5e-3
+        np.testing.assert_allclose(
+            pc.apply_rope_angles(block, delta, layout="half"),
+            ref[:, first:stop], rtol=1e-6, atol=1e-6)  # float32 cos, sin
+    assert np.abs(cached[:, :6] - ref[:, :6]).max() > 1e-2
+    # keys from passes past the switch agree
+    np.testing.assert_allclose(cached[:, 8:], ref[:, 8:], rtol=1e-12,
+                               atol=1e-14)
+    assert not pc.rope_stale_key_angles(
+        4, 8, scaling=scaling, cached_length=8, length=3).any()
