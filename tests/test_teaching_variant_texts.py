@@ -126,6 +126,15 @@ def expect_08(v, zh):
     return have, gone
 
 
+def expect_09(v, zh):
+    # Question 5 (zoom versus canvas) has nothing a variant changes; the
+    # comment of Question 3's solution states the variant's frequencies
+    k = _k(v)
+    omega = pc.rope_axial_angles([[0.0, 1.0]], 8, base=100.0 ** (k / 4))[0]
+    assert np.isclose(omega[1], 100.0 ** (-k / 8))   # b^(-k j/d) at j = 1
+    return [f"b^(-{k}j/d)"], ["b^(-4j/d)"]
+
+
 def expect_10(v, zh):
     k = _k(v)
     omega = pc.partial_rope_frequencies(256, 0.25, base=1e6 ** (k / 2),
