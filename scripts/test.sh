@@ -12,13 +12,7 @@ source scripts/_venv.sh requirements-test.txt
 source scripts/_assets.sh
 if [ -z "${POSENC_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
   echo "Installing Debian's chromium for the browser tests"
-  sudo=""
-  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
-  if ! { $sudo apt-get update -qq &&
-         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-           chromium; } >/tmp/posenc-apt.log 2>&1; then
-    tail -20 /tmp/posenc-apt.log >&2
-  fi
+  posenc_apt_install chromium
   if ! command -v chromium >/dev/null 2>&1; then
     echo "error: the browser tests need chromium (apt-get install chromium," \
       "or set POSENC_CHROMIUM to a Chromium binary)" >&2
@@ -29,13 +23,7 @@ fi
 # fail (never skip) without it.
 if ! command -v bwrap >/dev/null 2>&1; then
   echo "Installing Debian's bubblewrap for the grader's sandbox"
-  sudo=""
-  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
-  if ! { $sudo apt-get update -qq &&
-         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-           bubblewrap; } >/tmp/posenc-apt.log 2>&1; then
-    tail -20 /tmp/posenc-apt.log >&2
-  fi
+  posenc_apt_install bubblewrap
   if ! command -v bwrap >/dev/null 2>&1; then
     echo "error: the grader's tests need bubblewrap (apt-get install" \
       "bubblewrap)" >&2
