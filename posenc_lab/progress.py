@@ -18,7 +18,7 @@ error, rewritten with a carriage return, and ends with a newline.
 import sys
 import time
 
-__all__ = ["ProgressLine", "format_seconds"]
+__all__ = ["ProgressLine", "format_seconds", "from_templates"]
 
 
 def format_seconds(seconds):
@@ -31,6 +31,34 @@ def format_seconds(seconds):
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}"
     return f"{minutes}:{secs:02d}"
+
+
+def from_templates(text, fields):
+    """The ``idle`` text and the ``running`` function of a
+    :class:`ProgressLine`, from three :meth:`str.format` templates.
+
+    ``text["idle"]`` is filled with ``fields``; while the run goes,
+    ``text["starting"]`` (before a rate is known) and ``text["running"]``
+    get ``fields`` and ``done``, ``elapsed`` (as :func:`format_seconds`
+    writes it), ``rate`` (steps per second, one decimal) and ``left``.
+
+    >>> idle, running = from_templates(
+    ...     {"idle": "{what}", "starting": "{what}: {done} steps",
+    ...      "running": "{what}: {done} steps, {rate}/s, {left} left"},
+    ...     {"what": "NoPE"})
+    >>> idle, running(3, 10, 1.5, None, None)
+    ('NoPE', 'NoPE: 3 steps')
+    >>> running(20, 100, 2.0, 10.0, 8.0)
+    'NoPE: 20 steps, 10.0/s, 0:08 left'
+    """
+    def running(done, total, elapsed, rate, left):
+        now = dict(fields, done=done, elapsed=format_seconds(elapsed))
+        if rate is None or left is None:
+            return text["starting"].format(**now)
+        return text["running"].format(rate=f"{rate:.1f}",
+                                      left=format_seconds(left), **now)
+
+    return text["idle"].format(**fields), running
 
 
 class ProgressLine:

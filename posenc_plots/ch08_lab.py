@@ -818,20 +818,13 @@ def train_one(cfg, method, seed=0):
     output is the same on every machine).
     """
     from posenc_lab.experiment import run_one
-    from posenc_lab.progress import ProgressLine, format_seconds
+    from posenc_lab.progress import ProgressLine, from_templates
 
     text = _PROGRESS.get()
     steps = cfg.steps + (2 * cfg.finetune_steps if method == "rope" else 0)
     fields = {"method": LABELS[method], "L": cfg.L, "steps": steps}
 
-    def running(done, total, elapsed, rate, left):
-        now = dict(fields, done=done, elapsed=format_seconds(elapsed))
-        if rate is None or left is None:
-            return text["starting"].format(**now)
-        return text["running"].format(rate=f"{rate:.1f}",
-                                      left=format_seconds(left), **now)
-
-    with ProgressLine(steps, text["idle"].format(**fields), running) as line:
+    with ProgressLine(steps, *from_templates(text, fields)) as line:
         return run_one(cfg, "lm", method, seed, tick=line.tick)
 
 

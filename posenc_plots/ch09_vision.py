@@ -780,21 +780,13 @@ def train_one(cfg, method, seed=0):
     output is the same on every machine).
     """
     from posenc_lab import vision
-    from posenc_lab.progress import ProgressLine, format_seconds
+    from posenc_lab.progress import ProgressLine, from_templates
 
     text = _PROGRESS.get()
     fields = {"method": METHOD_LABELS[method], "seed": seed,
               "steps": cfg.steps}
 
-    def running(done, total, elapsed, rate, left):
-        now = dict(fields, done=done, elapsed=format_seconds(elapsed))
-        if rate is None or left is None:
-            return text["starting"].format(**now)
-        return text["running"].format(rate=f"{rate:.1f}",
-                                      left=format_seconds(left), **now)
-
-    with ProgressLine(cfg.steps, text["idle"].format(**fields),
-                      running) as line:
+    with ProgressLine(cfg.steps, *from_templates(text, fields)) as line:
         return vision.run_one(cfg, method, seed, tick=line.tick)
 
 

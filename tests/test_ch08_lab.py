@@ -612,3 +612,21 @@ def test_static_figures_fit_the_column_readably(results, plot):
         if legend is not None:
             assert (legend.get_window_extent().y1
                     <= ax.get_window_extent().y0), plot.__name__
+
+
+def test_progress_templates():
+    """from_templates fills the idle text, then 'starting' until a rate
+    is known and 'running' after (the docstring's examples, run)."""
+    import doctest
+
+    from posenc_lab import progress
+    from posenc_lab.progress import from_templates
+
+    assert doctest.testmod(progress).failed == 0
+    idle, running = from_templates(
+        {"idle": "{m}", "starting": "{m} {done} {elapsed}",
+         "running": "{m} {done} {elapsed} {rate} {left}"}, {"m": "x"})
+    assert idle == "x"
+    assert running(1, 9, 61.0, None, 5.0) == "x 1 1:01"
+    assert running(1, 9, 61.0, 0.25, None) == "x 1 1:01"
+    assert running(2, 9, 3.0, 2 / 3, 3725.0) == "x 2 0:03 0.7 1:02:05"
