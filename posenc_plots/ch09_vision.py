@@ -721,7 +721,7 @@ def plot_zoom_canvas(results, *, ax=None):
     ones. ``ax``: two Axes to draw in. The dotted line is chance."""
     text = _ZOOM_CANVAS.get()
     if ax is None:
-        fig, ax = plt.subplots(1, 2, figsize=(9.6, 5.2), sharey=True,
+        fig, ax = plt.subplots(1, 2, figsize=(8.2, 5.0), sharey=True,
                                layout="constrained")
     fig = ax[0].figure
     train = results["config"]["image_size"]
@@ -746,7 +746,7 @@ def plot_zoom_canvas(results, *, ax=None):
         panel.grid(alpha=0.3)
     ax[0].set_ylabel(text["y"].format(n=n))
     handles, labels = ax[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=4,
+    fig.legend(handles, labels, loc="outside lower center", ncol=3,
                fontsize="small")
     return fig
 
