@@ -258,10 +258,10 @@ def assert_reads_as_the_book(page, nb, name):
                  ?.checkVisibility()))""")
     assert [i for i, h in enumerate(hidden) if h] == folded, name
     # and all a folded cell shows is its bar: its first line, or nothing.
-    # The bar is a <span> laid out as prose (white-space: normal), so its
-    # innerText has every run of spaces as one ("x = 1   # note" shows as
-    # "x = 1 # note"): compared with runs of white space as one space, and
-    # word for word otherwise.
+    # The bar is JupyterLab's <span class="jp-PlaceholderText">, laid out
+    # as prose: its innerText shows a run of spaces as one (chapter 9's
+    # "axis=1)   # (row, column)" reads "axis=1) # (row, column)"), so both
+    # are compared with runs of white space as one space, word for word.
     bars = page.eval_on_selector_all(
         f"{NOTEBOOK} .jp-Cell", "els => els.map(c => c.innerText)")
     for index in folded:
