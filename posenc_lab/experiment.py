@@ -696,6 +696,15 @@ def _run_parallel(cfg, todo, jobs, bar, finished, worker=None):
     """Run ``worker(cfg, *key, queue)`` for every key of ``todo`` in
     ``jobs`` processes (``worker``: this module's :func:`_worker` unless
     given, e.g. :mod:`posenc_lab.vision`'s; a module-level function)."""
+    run_pool([(key, (cfg, *key)) for key in todo], jobs, bar,
+             worker or _worker, lambda key, run: finished(run))
+
+
+def run_pool(calls, jobs, bar, worker, finished):
+    """Run ``worker(*args, queue)`` for every ``(tag, args)`` of ``calls``
+    in ``jobs`` spawned processes; ``finished(tag, result)`` as each one
+    ends, and ``bar.update(k)`` for every ``k`` a worker puts in its queue
+    (steps done). ``worker`` is a module-level function."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from queue import Empty
@@ -704,9 +713,9 @@ def _run_parallel(cfg, todo, jobs, bar, finished, worker=None):
     with ctx.Manager() as manager, ProcessPoolExecutor(
             jobs, mp_context=ctx) as pool:
         queue = manager.Queue()
-        pending = {pool.submit(worker or _worker, cfg, *key, queue)
-                   for key in todo}
-        bar.set_description(f"{len(todo)} runs, {jobs} at a time")
+        tags = {pool.submit(worker, *args, queue): tag for tag, args in calls}
+        pending = set(tags)
+        bar.set_description(f"{len(calls)} runs, {jobs} at a time")
         while pending:
             done, pending = wait(pending, timeout=0.5,
                                  return_when=FIRST_COMPLETED)
@@ -716,7 +725,7 @@ def _run_parallel(cfg, todo, jobs, bar, finished, worker=None):
             except Empty:
                 pass
             for future in done:
-                finished(future.result())
+                finished(tags[future], future.result())
 
 
 def _progress(total, enabled):

@@ -375,32 +375,10 @@ def run_layers(plan, out, *, overwrite=False, resume=False, progress=True,
 
 
 def _parallel(left, jobs, bar, finished, save_path):
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from queue import Empty
-
-    ctx = mp.get_context("spawn")
-    with ctx.Manager() as manager, ProcessPoolExecutor(
-            jobs, mp_context=ctx) as pool:
-        queue = manager.Queue()
-        futures = {}
-        for var, task, seed in left:
-            cfg = var["config"]
-            futures[pool.submit(_worker, cfg, task, seed,
-                                save_path(var, task, seed), queue)] = (
-                var, task, seed)
-        pending = set(futures)
-        bar.set_description(f"{len(left)} runs, {jobs} at a time")
-        while pending:
-            ready, pending = wait(pending, timeout=0.5,
-                                  return_when=FIRST_COMPLETED)
-            try:
-                while True:
-                    bar.update(queue.get_nowait())
-            except Empty:
-                pass
-            for future in ready:
-                finished(*futures[future], future.result())
+    ex.run_pool([((var, task, seed),
+                  (var["config"], task, seed, save_path(var, task, seed)))
+                 for var, task, seed in left],
+                jobs, bar, _worker, lambda tag, run: finished(*tag, run))
 
 
 # ------------------------------------------------------------ reading

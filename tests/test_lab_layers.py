@@ -437,6 +437,32 @@ def test_resume_keeps_finished_runs(tmp_path):
                      for r in again["runs"]]
 
 
+def test_jobs_do_not_change_the_runs(tmp_path):
+    """Two worker processes (experiment.run_pool) give the runs and saved
+    models that one process gives."""
+    plan = layers.PLANS["quick"]
+    plan = replace(plan, experiments=("depth",),
+                   lab=replace(plan.lab, seeds=(0,), steps=3,
+                               passkey_steps=3, tasks=("passkey",)))
+    one = layers.run_layers(plan, tmp_path / "1", progress=False,
+                            save_models=True)
+    two = layers.run_layers(plan, tmp_path / "2", progress=False, jobs=2,
+                            save_models=True)
+    timing = ("wall_time_s", "cpu_time_s")
+
+    def key(results):
+        return sorted(({k: v for k, v in r.items() if k not in timing}
+                       for r in results["runs"]), key=lambda r: r["variant"])
+
+    assert len(one["runs"]) == 4 and key(one) == key(two)
+    for path in (tmp_path / "1" / "models").iterdir():
+        a = torch.load(path, weights_only=True)
+        b = torch.load(tmp_path / "2" / "models" / path.name,
+                       weights_only=True)
+        assert a.keys() == b.keys() and all(
+            torch.equal(a[k], b[k]) for k in a)
+
+
 def test_saved_models_are_the_trained_ones(tmp_path):
     plan = layers.PLANS["quick"]
     plan = replace(plan, experiments=("depth",),
