@@ -3630,8 +3630,16 @@ def roberta_position_ids(input_ids, *, padding_idx=1,
     ids = _integer_array("input_ids", input_ids, what)
     if ids.ndim not in (1, 2):
         raise ValueError(f"input_ids must be {what}, got shape {ids.shape}")
-    padding_idx = _check_int("padding_idx", padding_idx, 0)
-    past = _check_int("past_key_values_length", past_key_values_length, 0)
+    # ids are exact up to 2**53; so are the counts, bounded like them (a
+    # larger int would overflow int64 or not convert at all)
+    bounded = "an integer in [0, 2**53]"
+    padding_idx = _check_int("padding_idx", padding_idx, 0, bounded)
+    past = _check_int("past_key_values_length", past_key_values_length, 0,
+                      bounded)
+    for name, value in (("padding_idx", padding_idx),
+                        ("past_key_values_length", past)):
+        if value > 2**53:
+            raise ValueError(f"{name} must be {bounded}, got {value!r}")
     mask = (ids != padding_idx).astype(np.int64)
     return (np.cumsum(mask, axis=-1) + past) * mask + padding_idx
 

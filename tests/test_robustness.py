@@ -607,6 +607,24 @@ def ref_rope_base_lower_bound(length, head_dim):
             lo = mid
     return math.exp(hi)
 
+
+# ---- chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+
+
+def ref_roberta_position_ids(input_ids, padding_idx=1,
+                             past_key_values_length=0):
+    ids = np.asarray(input_ids, dtype=np.float64)
+    rows = ids.reshape(ids.shape[0] if ids.ndim == 2 else 1, ids.shape[-1])
+    out = np.zeros(rows.shape, dtype=np.int64)
+    for b in range(rows.shape[0]):
+        seen = 0  # non-padding tokens so far, this one included
+        for j in range(rows.shape[1]):
+            alpha = int(rows[b, j] != int(padding_idx))
+            seen += alpha
+            out[b, j] = ((seen + int(past_key_values_length)) * alpha
+                         + int(padding_idx))
+    return out.reshape(ids.shape)
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -984,6 +1002,23 @@ def mrope_angles_kw(draw):
             "layout": kw["layout"]}
 
 
+# chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+
+
+@st.composite
+def roberta_kw(draw):
+    pad = int(draw(ints(0, 4)))
+    shape = draw(st.one_of(st.tuples(st.integers(0, 6)),
+                           st.tuples(st.integers(1, 3), st.integers(0, 5))))
+    ids = np.asarray(draw(st.lists(st.integers(0, 6), min_size=math.prod(
+        shape), max_size=math.prod(shape))), dtype=np.int64).reshape(shape)
+    return {"input_ids": draw(st.sampled_from(
+                [ids, ids.astype(np.int32), ids.astype(float)]
+                + ([ids.tolist()] if ids.size else []))),
+            "padding_idx": draw(st.sampled_from([int, np.int64]))(pad),
+            "past_key_values_length": draw(st.one_of(
+                ints(0, 1000), st.just(2**53 - 100)))}
+
 
 VALID = {
     "frequencies": frequencies_kw(),
@@ -1035,6 +1070,8 @@ VALID = {
     "mrope_position_ids": mrope_ids_kw(),
     "mrope_pair_axes": mrope_section_kw(),
     "mrope_angles": mrope_angles_kw(),
+    # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+    "roberta_position_ids": roberta_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1329,6 +1366,14 @@ BAD = {
         "head_dim": [*BAD_EVEN, 10, 4],
         "mrope_section": BAD_SECTION + [[2, 2, 2]],
         "base": BAD_BASE, "layout": [*BAD_LAYOUT, "half"]},
+    # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+    "roberta_position_ids": {
+        "input_ids": [None, "abc", b"1", 3, 2.5, NAN, [1.5], [NAN], [INF],
+                      [True, False], ["a"], [1j], [[1], [1, 2]], {},
+                      object(), np.zeros((1, 1, 1)), [2.0**60],
+                      np.array([1, None])],
+        "padding_idx": [*BAD_COUNT, 2**53 + 1, np.uint64(2**63)],
+        "past_key_values_length": [*BAD_COUNT, 2**53 + 1]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1384,6 +1429,9 @@ BASE_CALL = {
     "mrope_pair_axes": {"mrope_section": [1, 1, 2]},
     "mrope_angles": {"position_ids": [[0, 1, 2], [0, 1, 1], [0, 1, 5]],
                      "head_dim": 8, "mrope_section": [1, 1, 2]},
+    # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+    "roberta_position_ids": {"input_ids": [[0, 5, 6, 2], [0, 5, 2, 1]],
+                             "past_key_values_length": 3},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1613,6 +1661,9 @@ HUGE = [
     ("mrope_pair_axes", {"mrope_section": [2**27, 0, 1]}),
     ("mrope_angles", {"position_ids": _view((3, 2**21)), "head_dim": 2**8,
                       "mrope_section": [2**6, 2**5, 2**5]}),
+    # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+    ("roberta_position_ids", {"input_ids": _view((2**28,))}),
+    ("roberta_position_ids", {"input_ids": _view((2**14, 2**14))}),
 ]
 
 
