@@ -3649,6 +3649,10 @@ def _check_window(length, window, n_sinks):
     n_sinks = _check_int("n_sinks", n_sinks, 0)
     window = _check_int("window", window, n_sinks + 1,
                         f"an integer > n_sinks ({n_sinks})")
+    if length >= 2**63:  # the stream's indices are int64
+        raise ValueError(f"length must be an integer in [0, 2**63), got "
+                         f"{length!r}")
+    _check_size(min(length, window))
     return length, window, n_sinks
 
 

@@ -625,6 +625,29 @@ def ref_roberta_position_ids(input_ids, padding_idx=1,
                          + int(padding_idx))
     return out.reshape(ids.shape)
 
+
+def _ref_stream(length, window, n_sinks):
+    # StartRecentKVCache applied after each token, as in eval_long_ppl.py:
+    # append the token, then keep the first n_sinks and the last
+    # window - n_sinks once the cache holds more than window
+    cache = []
+    for t in range(int(length)):
+        cache.append(t)
+        if len(cache) > int(window):
+            cache = (cache[:int(n_sinks)]
+                     + cache[len(cache) - (int(window) - int(n_sinks)):])
+    return cache
+
+
+def ref_streaming_cache(length, window, n_sinks=4):
+    return np.array(_ref_stream(length, window, n_sinks), dtype=np.int64)
+
+
+def ref_streaming_positions(length, window, n_sinks=4, positions="cache"):
+    kept = _ref_stream(length, window, n_sinks)
+    return np.array(kept if positions == "original" else
+                    list(range(len(kept))), dtype=np.int64)
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1020,6 +1043,18 @@ def roberta_kw(draw):
                 ints(0, 1000), st.just(2**53 - 100)))}
 
 
+@st.composite
+def streaming_kw(draw, positions=False):
+    sinks = draw(ints(0, 5))
+    kw = {"length": draw(ints(0, 40)),
+          "window": type(sinks)(int(sinks) + int(draw(ints(1, 10))))}
+    if draw(st.booleans()) or int(sinks) != 4:
+        kw["n_sinks"] = sinks
+    if positions and draw(st.booleans()):
+        kw["positions"] = draw(st.sampled_from(["cache", "original"]))
+    return kw
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1072,6 +1107,8 @@ VALID = {
     "mrope_angles": mrope_angles_kw(),
     # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
     "roberta_position_ids": roberta_kw(),
+    "streaming_cache": streaming_kw(),
+    "streaming_positions": streaming_kw(positions=True),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1374,6 +1411,15 @@ BAD = {
                       np.array([1, None])],
         "padding_idx": [*BAD_COUNT, 2**53 + 1, np.uint64(2**63)],
         "past_key_values_length": [*BAD_COUNT, 2**53 + 1]},
+    # window 10**30 > n_sinks is valid; n_sinks >= window is not
+    "streaming_cache": {"length": [*BAD_COUNT, 2**63],
+                        "window": [*BAD_COUNT[:-1], 0, 1, 2],
+                        "n_sinks": [*BAD_COUNT, 6, 7]},
+    "streaming_positions": {"length": [*BAD_COUNT, 2**63],
+                            "window": [*BAD_COUNT[:-1], 0, 1, 2],
+                            "n_sinks": [*BAD_COUNT, 6, 7],
+                            "positions": [*BAD_LAYOUT, "Cache", "stream",
+                                          "original "]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1432,6 +1478,9 @@ BASE_CALL = {
     # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
     "roberta_position_ids": {"input_ids": [[0, 5, 6, 2], [0, 5, 2, 1]],
                              "past_key_values_length": 3},
+    "streaming_cache": {"length": 10, "window": 6, "n_sinks": 2},
+    "streaming_positions": {"length": 10, "window": 6, "n_sinks": 2,
+                            "positions": "original"},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1664,6 +1713,12 @@ HUGE = [
     # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
     ("roberta_position_ids", {"input_ids": _view((2**28,))}),
     ("roberta_position_ids", {"input_ids": _view((2**14, 2**14))}),
+    ("streaming_cache", {"length": 2**28, "window": 2**28}),
+    ("streaming_cache", {"length": 10**18, "window": 10**17}),
+    ("streaming_cache", {"length": 2**28, "window": 10**30}),
+    ("streaming_positions", {"length": 2**28, "window": 2**28}),
+    ("streaming_positions", {"length": 10**18, "window": 10**17,
+                             "positions": "original"}),
 ]
 
 
