@@ -4104,6 +4104,9 @@ def softmax_with_sink(scores, sink_logits):
             np.issubdtype(s.dtype, np.integer)
             or np.issubdtype(s.dtype, np.floating)):
         raise ValueError(f"scores must be {what}, got {scores!r}")
+    if s.size > MAX_ELEMENTS:  # e.g. a broadcast view: refuse the copy
+        raise ValueError(f"scores has {s.size} elements; at most "
+                         f"{MAX_ELEMENTS} are allowed")
     s = s.astype(np.float64)
     if s.ndim < 1 or s.shape[-1] == 0 or np.isnan(s).any() or (
             s == np.inf).any():
@@ -4133,8 +4136,11 @@ def softmax_with_sink(scores, sink_logits):
     if np.isneginf(top).any():
         raise ValueError("scores and sink_logits leave a row with every "
                          "logit -inf")
-    e = np.exp(s - top)
-    return e / (e.sum(axis=-1, keepdims=True) + np.exp(z - top))
+    # s - top and z - top are <= 0; one that overflows to -inf (1e308
+    # below a top of 1e308) has the weight 0 it would have anyway
+    with np.errstate(over="ignore"):
+        e = np.exp(s - top)
+        return e / (e.sum(axis=-1, keepdims=True) + np.exp(z - top))
 
 
 def rope_stale_key_angles(key_positions, head_dim, *, base=10000.0,

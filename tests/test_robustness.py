@@ -648,6 +648,21 @@ def ref_streaming_positions(length, window, n_sinks=4, positions="cache"):
     return np.array(kept if positions == "original" else
                     list(range(len(kept))), dtype=np.int64)
 
+
+def ref_softmax_with_sink(scores, sink_logits):
+    s = np.asarray(scores, dtype=np.float64)
+    xi = np.broadcast_to(np.asarray(sink_logits, dtype=np.float64),
+                         s.shape[:-1]).reshape(-1).tolist()
+    rows = s.reshape(-1, s.shape[-1]).tolist()
+    out = np.zeros((len(rows), s.shape[-1]))
+    for r, row in enumerate(rows):
+        # the sink is one more column, dropped after the softmax
+        top = max(*row, xi[r])
+        den = math.exp(xi[r] - top) + sum(math.exp(v - top) for v in row)
+        for j, v in enumerate(row):
+            out[r, j] = math.exp(v - top) / den
+    return out.reshape(s.shape)
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1055,6 +1070,44 @@ def streaming_kw(draw, positions=False):
     return kw
 
 
+def _no_empty_row(kw):
+    s = np.asarray(kw["scores"], dtype=np.float64)
+    z = np.broadcast_to(np.asarray(kw["sink_logits"], dtype=np.float64),
+                        s.shape[:-1])
+    return not (np.isneginf(s).all(axis=-1) & np.isneginf(z)).any()
+
+
+@st.composite
+def sink_kw(draw):
+    lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+    n = draw(st.integers(1, 5))
+    # +-1e308 in one row: s - max(s) overflows to -inf (a weight of 0)
+    value = st.one_of(st.floats(-50, 50), st.just(-INF),
+                      st.sampled_from([1e308, -1e308]),
+                      st.floats(-1e308, 1e308))
+    a = np.asarray(draw(st.lists(value, min_size=math.prod(lead) * n,
+                                 max_size=math.prod(lead) * n)),
+                   dtype=np.float64).reshape(*lead, n)
+    kinds = [a] + ([a.tolist()] if a.size else [])
+    if np.all(np.abs(a[np.isfinite(a)]) < 1e38):
+        kinds.append(a.astype(np.float32))
+    if np.all(np.abs(a) < 2**53) and np.all(a == np.round(a)):
+        kinds.append(a.astype(np.int64))
+    # a scalar, or one per leading index, as a suffix of the leading shape
+    # with some axes of length 1 (xi[:, None])
+    tail = lead[len(lead) - draw(st.integers(0, len(lead))):]
+    shape = tuple(k if draw(st.booleans()) else 1 for k in tail)
+    xi = np.asarray(draw(st.lists(st.one_of(st.floats(-50, 50),
+                                            st.just(-INF)),
+                                  min_size=math.prod(shape),
+                                  max_size=math.prod(shape))),
+                    dtype=np.float64).reshape(shape)
+    sink = draw(st.sampled_from(
+        [xi, xi.tolist()] + ([float(xi), np.float64(xi)] if not shape
+                             else [])))
+    return {"scores": draw(st.sampled_from(kinds)), "sink_logits": sink}
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1109,6 +1162,7 @@ VALID = {
     "roberta_position_ids": roberta_kw(),
     "streaming_cache": streaming_kw(),
     "streaming_positions": streaming_kw(positions=True),
+    "softmax_with_sink": sink_kw().filter(_no_empty_row),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1420,6 +1474,16 @@ BAD = {
                             "n_sinks": [*BAD_COUNT, 6, 7],
                             "positions": [*BAD_LAYOUT, "Cache", "stream",
                                           "original "]},
+    "softmax_with_sink": {
+        "scores": [None, "abc", b"1", 1.0, NAN, [NAN], [INF], [0.0, INF],
+                   [[1], [1, 2]], [True], ["a"], [1j], {}, object(),
+                   np.zeros((2, 0)), np.zeros(0), np.array([1, None]),
+                   [10**400, 0], np.zeros((3, 3)),
+                   [[0.0, 1.0, 2.0], [-INF, -INF, -INF]]],
+        "sink_logits": [None, "1", b"1", 1j, NAN, INF, [NAN, 0.0],
+                        [INF, 0.0], [0.0, 0.0, 0.0], np.zeros((3, 1)),
+                        np.zeros((2, 2)), [True, False], {}, object(),
+                        ["a", "b"], [[1], [1, 2]], 10**400]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1481,6 +1545,8 @@ BASE_CALL = {
     "streaming_cache": {"length": 10, "window": 6, "n_sinks": 2},
     "streaming_positions": {"length": 10, "window": 6, "n_sinks": 2,
                             "positions": "original"},
+    "softmax_with_sink": {"scores": [[0.0, 1.0, -INF], [2.0, -1.0, 0.5]],
+                          "sink_logits": [0.5, -INF]},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1719,6 +1785,9 @@ HUGE = [
     ("streaming_positions", {"length": 2**28, "window": 2**28}),
     ("streaming_positions", {"length": 10**18, "window": 10**17,
                              "positions": "original"}),
+    ("softmax_with_sink", {"scores": _view((2**28,)), "sink_logits": 0.0}),
+    ("softmax_with_sink", {"scores": _view((2**14, 2**14)),
+                           "sink_logits": _view((2**14,))}),
 ]
 
 
