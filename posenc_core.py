@@ -4206,6 +4206,10 @@ def rope_stale_key_angles(key_positions, head_dim, *, base=10000.0,
                          f"got {scaling!r}")
     n0 = _check_int("cached_length", cached_length, 1)
     n1 = _check_int("length", length, 1)
+    for name, n in (("cached_length", n0), ("length", n1)):
+        if n > float(np.finfo(np.float64).max):  # seq_len is a float
+            raise ValueError(f"{name} must be an integer >= 1 below 2**1024, "
+                             f"got {n!r}")
     pos = _positions(key_positions, "key_positions")
     head_dim = _check_d("head_dim", head_dim)
     _check_size(pos.size, head_dim // 2)

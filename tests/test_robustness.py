@@ -663,6 +663,28 @@ def ref_softmax_with_sink(scores, sink_logits):
             out[r, j] = math.exp(v - top) / den
     return out.reshape(s.shape)
 
+
+def ref_rope_stale_key_angles(key_positions, head_dim, base=10000.0,
+                              scaling=None, cached_length=1, length=1):
+    # the frequencies of a pass of length n (transformers' seq_len =
+    # max(position_ids) + 1) for the scalings that follow the length; the
+    # others have one set of frequencies
+    kind = scaling.get("type", scaling.get("rope_type"))
+
+    def omega(n):
+        return ref_rope_frequencies(
+            head_dim, base, dict(scaling, seq_len=n)
+            if kind in ("longrope", "dynamic") else scaling).tolist()
+
+    then, now = omega(int(cached_length)), omega(int(length))
+    pos = _ref_positions(key_positions)
+    out = np.zeros((len(pos), int(head_dim) // 2))
+    for k, ell in enumerate(pos):
+        for i in range(int(head_dim) // 2):
+            # a fresh pass rotates by ell * now, the cache holds ell * then
+            out[k, i] = ell * now[i] - ell * then[i] + 0.0
+    return out
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1108,6 +1130,37 @@ def sink_kw(draw):
     return {"scores": draw(st.sampled_from(kinds)), "sink_logits": sink}
 
 
+@st.composite
+def stale_kw(draw):
+    d = draw(evens(2, 16))
+    kind = draw(st.sampled_from(["longrope", "dynamic", "other"]))
+    L = int(draw(ints(2, 40)))  # the training length the passes cross
+    if kind == "longrope":
+        factors = st.lists(st.floats(0.5, 100), min_size=int(d) // 2,
+                           max_size=int(d) // 2)
+        scaling = {"type": "longrope", "short_factor": draw(factors),
+                   "long_factor": draw(factors),
+                   "original_max_position_embeddings": L,
+                   "factor": draw(reals(1.0, 1e3))}
+    elif kind == "dynamic" and int(d) >= 4:
+        scaling = {"rope_type": "dynamic", "factor": draw(reals(1.0, 1e3)),
+                   "max_position_embeddings": L}
+    else:  # the others give 0
+        scaling = draw(scaling_dicts(d))
+    if draw(st.booleans()):
+        scaling["seq_len"] = L  # replaced by the lengths
+    if scaling.get("type", scaling.get("rope_type")) not in ("longrope",
+                                                             "dynamic"):
+        scaling.pop("seq_len", None)
+    kw = {"key_positions": draw(positions_strategy(n_max=6, bound=1e4)),
+          "head_dim": d, "scaling": scaling,
+          "cached_length": draw(ints(1, 2 * L)),
+          "length": draw(ints(1, 3 * L))}
+    if draw(st.booleans()):
+        kw["base"] = draw(bases)
+    return kw
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1163,6 +1216,7 @@ VALID = {
     "streaming_cache": streaming_kw(),
     "streaming_positions": streaming_kw(positions=True),
     "softmax_with_sink": sink_kw().filter(_no_empty_row),
+    "rope_stale_key_angles": stale_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1484,6 +1538,15 @@ BAD = {
                         [INF, 0.0], [0.0, 0.0, 0.0], np.zeros((3, 1)),
                         np.zeros((2, 2)), [True, False], {}, object(),
                         ["a", "b"], [[1], [1, 2]], 10**400]},
+    # a seq_len of the scaling's own is replaced here, so it is no bad value
+    "rope_stale_key_angles": {
+        "key_positions": BAD_POSITIONS, "head_dim": BAD_EVEN,
+        "base": BAD_BASE,
+        "scaling": [None, *(v for v in [*BAD_SCALING,
+                                         *BAD_SCALING_FREQUENCIES]
+                            if not (isinstance(v, dict) and "seq_len" in v))],
+        "cached_length": [*BAD_COUNT[:-1], 0, 10**400],
+        "length": [*BAD_COUNT[:-1], 0, 10**400]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1547,6 +1610,12 @@ BASE_CALL = {
                             "positions": "original"},
     "softmax_with_sink": {"scores": [[0.0, 1.0, -INF], [2.0, -1.0, 0.5]],
                           "sink_logits": [0.5, -INF]},
+    "rope_stale_key_angles": {
+        "key_positions": [0, 3, 7.5, 100], "head_dim": 8,
+        "scaling": {"type": "longrope", "short_factor": [1.0, 1.0, 1.5, 2.0],
+                    "long_factor": [1.0, 2.0, 4.0, 8.0],
+                    "original_max_position_embeddings": 64},
+        "cached_length": 40, "length": 100},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1700,6 +1769,13 @@ OVERFLOW = [
                             "variant": "qwen2.5-vl",
                             "tokens_per_second": 1e308},
      "tokens_per_second"),
+    # chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+    ("rope_stale_key_angles", {
+        "key_positions": [1e307], "head_dim": 2,
+        "scaling": {"type": "longrope", "short_factor": [1.0],
+                    "long_factor": [1e-3],
+                    "original_max_position_embeddings": 4},
+        "cached_length": 2, "length": 10}, "key_positions"),
 ]
 
 
@@ -1788,6 +1864,14 @@ HUGE = [
     ("softmax_with_sink", {"scores": _view((2**28,)), "sink_logits": 0.0}),
     ("softmax_with_sink", {"scores": _view((2**14, 2**14)),
                            "sink_logits": _view((2**14,))}),
+    ("rope_stale_key_angles", {"key_positions": 2**20, "head_dim": 2**10,
+                               "scaling": {"type": "default"},
+                               "cached_length": 1, "length": 2}),
+    ("rope_stale_key_angles", {"key_positions": _view((2**28,)),
+                               "head_dim": 2,
+                               "scaling": {"type": "dynamic", "factor": 2,
+                                           "max_position_embeddings": 4},
+                               "cached_length": 1, "length": 8}),
 ]
 
 
