@@ -3828,9 +3828,10 @@ def mla_params(rng, d_model, n_heads, *, kv_lora_rank, qk_nope_head_dim,
      'o_proj.weight': (16, 6)}
     """
     if rng is None or isinstance(rng, bool) or not (
-            _is_int(rng) or isinstance(rng, np.random.Generator)):
+            _is_int(rng) and rng >= 0
+            or isinstance(rng, np.random.Generator)):
         raise ValueError(
-            "rng must be a numpy Generator or an integer seed, got "
+            "rng must be a numpy Generator or an integer seed >= 0, got "
             f"{rng!r}")
     gen = np.random.default_rng(rng)
     d_model = _check_int("d_model", d_model, 1)
@@ -3859,8 +3860,13 @@ def mla_params(rng, d_model, n_heads, *, kv_lora_rank, qk_nope_head_dim,
     shapes["kv_a_layernorm.weight"] = (d_c,)
     shapes["kv_b_proj.weight"] = (n_heads * (nope + v), d_c)
     shapes["o_proj.weight"] = (d_model, n_heads * v)
+    total = 0  # all the matrices together must fit
     for shape in shapes.values():
-        _check_size(*shape)
+        count = 1
+        for k in shape:
+            count *= k
+        total += count
+    _check_size(total)
     params = {}
     for name, shape in shapes.items():
         if name.endswith("layernorm.weight"):

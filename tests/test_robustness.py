@@ -685,6 +685,36 @@ def ref_rope_stale_key_angles(key_positions, head_dim, base=10000.0,
             out[k, i] = ell * now[i] - ell * then[i] + 0.0
     return out
 
+
+def ref_mla_params(rng, d_model, n_heads, kv_lora_rank, qk_nope_head_dim,
+                   qk_rope_head_dim, v_head_dim, q_lora_rank=None):
+    # the matrices in the docstring's order, each drawn one entry at a
+    # time, row by row: N(0, 1/fan_in) for weights, N(1, 0.1**2) for norms
+    gen = np.random.default_rng(int(rng))
+    D, H, dc = int(d_model), int(n_heads), int(kv_lora_rank)
+    nope, dr, dv = (int(qk_nope_head_dim), int(qk_rope_head_dim),
+                    int(v_head_dim))
+    rq = None if q_lora_rank is None else int(q_lora_rank)
+    q_rows = H * (nope + dr)
+    shapes = ([("q_proj.weight", (q_rows, D))] if rq is None else
+              [("q_a_proj.weight", (rq, D)), ("q_a_layernorm.weight", (rq,)),
+               ("q_b_proj.weight", (q_rows, rq))])
+    shapes += [("kv_a_proj_with_mqa.weight", (dc + dr, D)),
+               ("kv_a_layernorm.weight", (dc,)),
+               ("kv_b_proj.weight", (H * (nope + dv), dc)),
+               ("o_proj.weight", (D, H * dv))]
+    out = {}
+    for name, shape in shapes:
+        values = []
+        for _ in range(math.prod(shape)):
+            z = gen.standard_normal()
+            values.append(1.0 + 0.1 * z if len(shape) == 1
+                          else z / math.sqrt(shape[1]))
+        out[name] = np.array(values).reshape(shape)
+    out.update(n_heads=H, kv_lora_rank=dc, qk_nope_head_dim=nope,
+               qk_rope_head_dim=dr, v_head_dim=dv, q_lora_rank=rq)
+    return out
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1125,8 +1155,8 @@ def sink_kw(draw):
                                   max_size=math.prod(shape))),
                     dtype=np.float64).reshape(shape)
     sink = draw(st.sampled_from(
-        [xi, xi.tolist()] + ([float(xi), np.float64(xi)] if not shape
-                             else [])))
+        [xi] + ([xi.tolist()] if xi.size else [])  # [] loses the shape
+        + ([float(xi), np.float64(xi)] if not shape else [])))
     return {"scores": draw(st.sampled_from(kinds)), "sink_logits": sink}
 
 
@@ -1158,6 +1188,20 @@ def stale_kw(draw):
           "length": draw(ints(1, 3 * L))}
     if draw(st.booleans()):
         kw["base"] = draw(bases)
+    return kw
+
+
+@st.composite
+def mla_params_kw(draw):
+    nope, rope = draw(ints(0, 4)), draw(evens(0, 4))
+    if int(nope) + int(rope) == 0:
+        rope = type(rope)(2)
+    kw = {"rng": draw(ints(0, 2**31)), "d_model": draw(ints(1, 8)),
+          "n_heads": draw(ints(1, 3)), "kv_lora_rank": draw(ints(1, 6)),
+          "qk_nope_head_dim": nope, "qk_rope_head_dim": rope,
+          "v_head_dim": draw(ints(1, 4))}
+    if draw(st.booleans()):
+        kw["q_lora_rank"] = draw(st.one_of(st.none(), ints(1, 5)))
     return kw
 
 
@@ -1217,6 +1261,7 @@ VALID = {
     "streaming_positions": streaming_kw(positions=True),
     "softmax_with_sink": sink_kw().filter(_no_empty_row),
     "rope_stale_key_angles": stale_kw(),
+    "mla_params": mla_params_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1240,6 +1285,16 @@ def _call(name, kw):
         return getattr(pc, name)(**kw)
 
 
+def _parts(got, want=None):
+    """A result as a tuple of parts: a dict's values (mla_params), after
+    checking its keys are the reference's, in the same order."""
+    if isinstance(got, dict):
+        if want is not None:
+            assert list(got) == list(want)
+        return tuple(got.values())
+    return got if isinstance(got, tuple) else (got,)
+
+
 @pytest.mark.parametrize("name", sorted(VALID))
 def test_valid_input_matches_loop_reference(name):
     @FUZZ
@@ -1247,9 +1302,10 @@ def test_valid_input_matches_loop_reference(name):
     def check(kw):
         got = _call(name, kw)
         want = REFERENCES[name](**kw)
-        for g, w in zip(got if isinstance(got, tuple) else (got,),
-                        want if isinstance(want, tuple) else (want,),
-                        strict=True):
+        for g, w in zip(_parts(got, want), _parts(want), strict=True):
+            if g is None:  # mla_params' q_lora_rank
+                assert w is None
+                continue
             if isinstance(g, float):
                 assert g == pytest.approx(w, rel=1e-12)
                 continue
@@ -1547,6 +1603,13 @@ BAD = {
                             if not (isinstance(v, dict) and "seq_len" in v))],
         "cached_length": [*BAD_COUNT[:-1], 0, 10**400],
         "length": [*BAD_COUNT[:-1], 0, 10**400]},
+    # 10**30 widths: refused for the result's size
+    "mla_params": {
+        "rng": [None, -1, 2.5, "0", NAN, [0], {}, True, np.float64(1)],
+        "d_model": [*BAD_COUNT, 0], "n_heads": [*BAD_COUNT, 0],
+        "kv_lora_rank": [*BAD_COUNT, 0], "qk_nope_head_dim": BAD_COUNT,
+        "qk_rope_head_dim": [*BAD_COUNT, 1, 3, np.int64(-2)],
+        "v_head_dim": [*BAD_COUNT, 0], "q_lora_rank": [*BAD_COUNT[1:], 0]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1616,6 +1679,9 @@ BASE_CALL = {
                     "long_factor": [1.0, 2.0, 4.0, 8.0],
                     "original_max_position_embeddings": 64},
         "cached_length": 40, "length": 100},
+    "mla_params": {"rng": 0, "d_model": 16, "n_heads": 2, "kv_lora_rank": 8,
+                   "qk_nope_head_dim": 4, "qk_rope_head_dim": 2,
+                   "v_head_dim": 3, "q_lora_rank": 6},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1636,9 +1702,10 @@ def _expect_refusal(name, kw, param):
 
 
 def _same(got, want):
-    for g, w in zip(got if isinstance(got, tuple) else (got,),
-                    want if isinstance(want, tuple) else (want,),
-                    strict=True):
+    for g, w in zip(_parts(got, want), _parts(want), strict=True):
+        if g is None or w is None:
+            assert g is w
+            continue
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-8)
 
 
@@ -1712,7 +1779,9 @@ def test_junk_raises_only_value_error(name):
             # invalid (num_buckets=512 with the default max_distance)
             assert _named(str(err), *params), (sorted(use), str(err))
             return
-        for g in got if isinstance(got, tuple) else (got,):
+        for g in _parts(got):
+            if g is None:
+                continue
             g = np.asarray(g)
             assert g.dtype in (np.float64, np.int64)
             assert np.all(np.isfinite(g))
@@ -1872,6 +1941,17 @@ HUGE = [
                                "scaling": {"type": "dynamic", "factor": 2,
                                            "max_position_embeddings": 4},
                                "cached_length": 1, "length": 8}),
+    ("mla_params", {"rng": 0, "d_model": 2**14, "n_heads": 2**14,
+                    "kv_lora_rank": 8, "qk_nope_head_dim": 4,
+                    "qk_rope_head_dim": 2, "v_head_dim": 3}),
+    ("mla_params", {"rng": 0, "d_model": 10**30, "n_heads": 1,
+                    "kv_lora_rank": 8, "qk_nope_head_dim": 4,
+                    "qk_rope_head_dim": 2, "v_head_dim": 3}),
+    # each matrix fits (2**26 entries), all of them together do not
+    ("mla_params", {"rng": 0, "d_model": 2**13, "n_heads": 1,
+                    "kv_lora_rank": 2**13, "qk_nope_head_dim": 4,
+                    "qk_rope_head_dim": 2, "v_head_dim": 3,
+                    "q_lora_rank": 2**13}),
 ]
 
 
