@@ -3880,8 +3880,11 @@ def mla_params(rng, d_model, n_heads, *, kv_lora_rank, qk_nope_head_dim,
 
 
 def _rms_norm(x, weight):
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True)
-                       + _MLA_EPS) * weight
+    mean_square = np.mean(x * x, axis=-1, keepdims=True)
+    if not np.isfinite(mean_square).all():  # it would divide by inf: 0
+        raise ValueError("x or params is too large: the RMSNorm overflows "
+                         "float64")
+    return x / np.sqrt(mean_square + _MLA_EPS) * weight
 
 
 def _mla_sizes(params):
@@ -3895,6 +3898,18 @@ def _mla_sizes(params):
     except KeyError as err:
         raise ValueError(f"params must be a dict from mla_params: no "
                          f"{err.args[0]!r}") from None
+    for key, low in (("n_heads", 1), ("kv_lora_rank", 1),
+                     ("qk_nope_head_dim", 0), ("qk_rope_head_dim", 0),
+                     ("v_head_dim", 1)):
+        sizes[key] = _check_int(f"params[{key!r}]", sizes[key], low)
+    if sizes["qk_rope_head_dim"] % 2:
+        raise ValueError("params['qk_rope_head_dim'] must be even, got "
+                         f"{sizes['qk_rope_head_dim']}")
+    if sizes["qk_nope_head_dim"] + sizes["qk_rope_head_dim"] == 0:
+        raise ValueError("params['qk_nope_head_dim'] + "
+                         "params['qk_rope_head_dim'] must be > 0")
+    if params.get("q_lora_rank") is not None:
+        _check_int("params['q_lora_rank']", params["q_lora_rank"], 1)
     return sizes
 
 
@@ -3904,7 +3919,8 @@ def _mla_weight(params, name, shape):
     w = _float_array(f"params[{name!r}]", params[name],
                      f"an array of shape {shape}")
     if w.shape != shape:
-        raise ValueError(f"params[{name!r}] must have shape {shape}, got "
+        raise ValueError(f"params[{name!r}] must have shape {shape} (from "
+                         f"params' sizes and the columns of x), got "
                          f"{w.shape}")
     return w
 
@@ -4022,41 +4038,43 @@ def mla_attention_logits(x, positions, params, *, absorbed=False,
                          "latent: qk_nope_head_dim must be even, got "
                          f"{nope}")
     _check_size(H, n, max(n, d_c, nope + d_r))
-    q_rows = H * (nope + d_r)
-    if params.get("q_lora_rank") is None:
-        q = x @ _mla_weight(params, "q_proj.weight", (q_rows, d_model)).T
-    else:
-        r_q = params["q_lora_rank"]
-        cq = x @ _mla_weight(params, "q_a_proj.weight", (r_q, d_model)).T
-        cq = _rms_norm(cq, _mla_weight(params, "q_a_layernorm.weight",
-                                       (r_q,)))
-        q = cq @ _mla_weight(params, "q_b_proj.weight", (q_rows, r_q)).T
-    q = q.reshape(n, H, nope + d_r).transpose(1, 0, 2)
-    q_c, q_r = q[..., :nope], q[..., nope:]
-    ckv = x @ _mla_weight(params, "kv_a_proj_with_mqa.weight",
-                          (d_c + d_r, d_model)).T
-    c = _rms_norm(ckv[:, :d_c], _mla_weight(params, "kv_a_layernorm.weight",
-                                            (d_c,)))
-    w_uk = _mla_weight(params, "kv_b_proj.weight",
-                       (H * (nope + d_v), d_c)).reshape(H, nope + d_v, d_c)
-    w_uk = w_uk[:, :nope]  # (H, nope, d_c): W^UK_h
-    if rope == "coupled":
-        q_c = apply_rope(q_c, pos, base=base, layout=layout) if nope else q_c
-    if absorbed:
-        scores = np.einsum("hnd,hdc,lc->hnl", q_c, w_uk, c)
-    else:
-        k_c = np.einsum("hdc,lc->hld", w_uk, c)  # rebuilt keys
-        if rope == "coupled" and nope:
-            k_c = apply_rope(k_c, pos, base=base, layout=layout)
-        scores = q_c @ k_c.transpose(0, 2, 1)
-    if rope == "decoupled" and d_r:
-        k_r = apply_rope(ckv[:, d_c:], pos, base=base, layout=layout)
-        q_r = apply_rope(q_r, pos, base=base, layout=layout)
-        scores = scores + q_r @ k_r.T  # one rotary key for every head
-    scores = scores / np.sqrt(nope + d_r)
-    if not np.isfinite(scores).all():
-        raise ValueError("x or params is too large: the scores overflow "
-                         "float64")
+    # an overflow is refused below (the RMSNorm, apply_rope, the scores)
+    with np.errstate(over="ignore", invalid="ignore"):
+        q_rows = H * (nope + d_r)
+        if params.get("q_lora_rank") is None:
+            q = x @ _mla_weight(params, "q_proj.weight", (q_rows, d_model)).T
+        else:
+            r_q = params["q_lora_rank"]
+            cq = x @ _mla_weight(params, "q_a_proj.weight", (r_q, d_model)).T
+            cq = _rms_norm(cq, _mla_weight(params, "q_a_layernorm.weight",
+                                           (r_q,)))
+            q = cq @ _mla_weight(params, "q_b_proj.weight", (q_rows, r_q)).T
+        q = q.reshape(n, H, nope + d_r).transpose(1, 0, 2)
+        q_c, q_r = q[..., :nope], q[..., nope:]
+        ckv = x @ _mla_weight(params, "kv_a_proj_with_mqa.weight",
+                              (d_c + d_r, d_model)).T
+        c = _rms_norm(ckv[:, :d_c], _mla_weight(params, "kv_a_layernorm.weight",
+                                                (d_c,)))
+        w_uk = _mla_weight(params, "kv_b_proj.weight",
+                           (H * (nope + d_v), d_c)).reshape(H, nope + d_v, d_c)
+        w_uk = w_uk[:, :nope]  # (H, nope, d_c): W^UK_h
+        if rope == "coupled":
+            q_c = apply_rope(q_c, pos, base=base, layout=layout) if nope else q_c
+        if absorbed:
+            scores = np.einsum("hnd,hdc,lc->hnl", q_c, w_uk, c)
+        else:
+            k_c = np.einsum("hdc,lc->hld", w_uk, c)  # rebuilt keys
+            if rope == "coupled" and nope:
+                k_c = apply_rope(k_c, pos, base=base, layout=layout)
+            scores = q_c @ k_c.transpose(0, 2, 1)
+        if rope == "decoupled" and d_r:
+            k_r = apply_rope(ckv[:, d_c:], pos, base=base, layout=layout)
+            q_r = apply_rope(q_r, pos, base=base, layout=layout)
+            scores = scores + q_r @ k_r.T  # one rotary key for every head
+        scores = scores / np.sqrt(nope + d_r)
+        if not np.isfinite(scores).all():
+            raise ValueError("x or params is too large: the scores overflow "
+                             "float64")
     return scores
 
 

@@ -715,6 +715,75 @@ def ref_mla_params(rng, d_model, n_heads, kv_lora_rank, qk_nope_head_dim,
                qk_rope_head_dim=dr, v_head_dim=dv, q_lora_rank=rq)
     return out
 
+
+def _ref_rotate(v, position, base, layout):
+    # R_position on one vector, pairs (2i, 2i+1) or (i, i + d/2), with
+    # omega_i = base**(-2i/d), d the vector's width
+    d, out = len(v), list(v)
+    for i in range(d // 2):
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (
+            i, i + d // 2)
+        t = position * _f(base) ** (-2.0 * i / d)
+        out[a] = v[a] * math.cos(t) - v[b] * math.sin(t)
+        out[b] = v[b] * math.cos(t) + v[a] * math.sin(t)
+    return out
+
+
+def _ref_matvec(w, v):
+    return [sum(row[k] * v[k] for k in range(len(v))) for row in w]
+
+
+def _ref_rms_norm(v, weight):
+    ms = sum(t * t for t in v) / len(v)
+    return [t / math.sqrt(ms + 1e-6) * g for t, g in zip(v, weight, strict=True)]
+
+
+def ref_mla_attention_logits(x, positions, params, absorbed=False,
+                             base=10000.0, layout="interleaved",
+                             rope="decoupled"):
+    H, dc = int(params["n_heads"]), int(params["kv_lora_rank"])
+    nope, dr = int(params["qk_nope_head_dim"]), int(params["qk_rope_head_dim"])
+    dv = int(params["v_head_dim"])
+    P = {k: np.asarray(v, dtype=np.float64).tolist()
+         for k, v in params.items() if k.endswith(".weight")}
+    X = np.asarray(x, dtype=np.float64).tolist()
+    pos = _ref_positions(positions)
+    q, c, kr = [], [], []
+    for t, xt in enumerate(X):  # each token: its query, latent, rotary key
+        if params.get("q_lora_rank") is None:
+            q.append(_ref_matvec(P["q_proj.weight"], xt))
+        else:
+            cq = _ref_rms_norm(_ref_matvec(P["q_a_proj.weight"], xt),
+                               P["q_a_layernorm.weight"])
+            q.append(_ref_matvec(P["q_b_proj.weight"], cq))
+        kv = _ref_matvec(P["kv_a_proj_with_mqa.weight"], xt)
+        c.append(_ref_rms_norm(kv[:dc], P["kv_a_layernorm.weight"]))
+        kr.append(_ref_rotate(kv[dc:], pos[t], base, layout))
+    S = np.zeros((H, len(X), len(X)))
+    for h in range(H):
+        w_uk = P["kv_b_proj.weight"][h * (nope + dv):h * (nope + dv) + nope]
+        for m in range(len(X)):
+            qh = q[m][h * (nope + dr):(h + 1) * (nope + dr)]
+            qc, qr = qh[:nope], qh[nope:]
+            if rope == "coupled":
+                qc = _ref_rotate(qc, pos[m], base, layout)
+            for ell in range(len(X)):
+                if absorbed:  # W^UK_h^T q^C_{m,h}, dotted with the latent
+                    qt = [sum(w_uk[r][k] * qc[r] for r in range(nope))
+                          for k in range(dc)]
+                    first = sum(qt[k] * c[ell][k] for k in range(dc))
+                else:  # the key rebuilt from the latent (and rotated)
+                    kc = _ref_matvec(w_uk, c[ell])
+                    if rope == "coupled":
+                        kc = _ref_rotate(kc, pos[ell], base, layout)
+                    first = sum(a * b for a, b in zip(qc, kc, strict=True))
+                second = 0.0
+                if rope == "decoupled":
+                    qr_m = _ref_rotate(qr, pos[m], base, layout)
+                    second = sum(a * b for a, b in zip(qr_m, kr[ell], strict=True))
+                S[h, m, ell] = (first + second) / math.sqrt(nope + dr)
+    return S
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1205,6 +1274,65 @@ def mla_params_kw(draw):
     return kw
 
 
+def _mla_weights(seed, d_model, n_heads, kv_lora_rank, qk_nope_head_dim,
+                 qk_rope_head_dim, v_head_dim, q_lora_rank=None, **_):
+    """MLA weights under transformers' names, made here (not by
+    posenc_core), with the five sizes; q_lora_rank only when set."""
+    g = np.random.default_rng(int(seed))
+    D, H, dc = int(d_model), int(n_heads), int(kv_lora_rank)
+    nope, dr, dv = (int(qk_nope_head_dim), int(qk_rope_head_dim),
+                    int(v_head_dim))
+    p = {}
+    if q_lora_rank is None:
+        p["q_proj.weight"] = g.normal(size=(H * (nope + dr), D))
+    else:
+        rq = int(q_lora_rank)
+        p["q_a_proj.weight"] = g.normal(size=(rq, D))
+        p["q_a_layernorm.weight"] = 1 + 0.1 * g.normal(size=rq)
+        p["q_b_proj.weight"] = g.normal(size=(H * (nope + dr), rq)) / 2
+        p["q_lora_rank"] = q_lora_rank
+    p["kv_a_proj_with_mqa.weight"] = g.normal(size=(dc + dr, D))
+    p["kv_a_layernorm.weight"] = 1 + 0.1 * g.normal(size=dc)
+    p["kv_b_proj.weight"] = g.normal(size=(H * (nope + dv), dc)) / 2
+    p["o_proj.weight"] = g.normal(size=(D, H * dv))
+    p.update(n_heads=n_heads, kv_lora_rank=kv_lora_rank,
+             qk_nope_head_dim=qk_nope_head_dim,
+             qk_rope_head_dim=qk_rope_head_dim, v_head_dim=v_head_dim)
+    return p
+
+
+@st.composite
+def mla_logits_kw(draw):
+    sizes = draw(mla_params_kw())
+    params = _mla_weights(sizes["rng"], **sizes)
+    if draw(st.booleans()):
+        params["q_lora_rank"] = sizes.get("q_lora_rank")  # None too
+    n, d = draw(st.integers(0, 4)), int(sizes["d_model"])
+    x = draw(matrix(n, d, 3.0))
+    kw = {"x": draw(st.sampled_from([x, x.tolist()] if n else [x])),
+          "positions": draw(st.one_of(
+              st.just(n), st.lists(st.floats(-1e3, 1e3), min_size=n,
+                                   max_size=n).flatmap(as_array_like))),
+          "params": params}
+    rope = draw(st.sampled_from(["decoupled", "none", "coupled"]))
+    if rope == "coupled" and int(sizes["qk_nope_head_dim"]) % 2:
+        rope = "decoupled"
+    if rope != "decoupled" or draw(st.booleans()):
+        kw["rope"] = rope
+    for key, values in (("absorbed", st.booleans()), ("base", bases),
+                        ("layout", st.sampled_from(["interleaved", "half"]))):
+        if draw(st.booleans()):
+            kw[key] = draw(values)
+    return kw
+
+
+MLA_SIZES = {"d_model": 16, "n_heads": 2, "kv_lora_rank": 8,
+             "qk_nope_head_dim": 4, "qk_rope_head_dim": 2, "v_head_dim": 3}
+MLA = _mla_weights(0, **MLA_SIZES)
+MLA_Q = _mla_weights(1, **MLA_SIZES, q_lora_rank=6)
+MLA_X = np.random.default_rng(2).normal(size=(3, 16))
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1262,6 +1390,7 @@ VALID = {
     "softmax_with_sink": sink_kw().filter(_no_empty_row),
     "rope_stale_key_angles": stale_kw(),
     "mla_params": mla_params_kw(),
+    "mla_attention_logits": mla_logits_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1610,6 +1739,29 @@ BAD = {
         "kv_lora_rank": [*BAD_COUNT, 0], "qk_nope_head_dim": BAD_COUNT,
         "qk_rope_head_dim": [*BAD_COUNT, 1, 3, np.int64(-2)],
         "v_head_dim": [*BAD_COUNT, 0], "q_lora_rank": [*BAD_COUNT[1:], 0]},
+    "mla_attention_logits": {
+        "x": [*BAD_ARRAY, [1.0, 2.0], np.zeros((3, 5)), np.zeros((2, 16)),
+              np.zeros((3, 16, 1))],
+        "positions": [*BAD_POSITIONS, 2, [0.0, 1.0]],
+        "params": [None, "abc", [], 3, {}, MLA_Q["q_a_proj.weight"],
+                   *(dict(MLA_Q, **{k: v}) for k, v in [
+                       ("n_heads", 2.0), ("n_heads", -1), ("n_heads", 3),
+                       ("n_heads", None), ("kv_lora_rank", None),
+                       ("kv_lora_rank", 0), ("qk_nope_head_dim", True),
+                       ("qk_rope_head_dim", 3), ("qk_rope_head_dim", -2),
+                       ("v_head_dim", 0), ("v_head_dim", "3"),
+                       ("q_lora_rank", 4), ("q_lora_rank", "6"),
+                       ("q_lora_rank", 0), ("q_a_proj.weight", "abc"),
+                       ("q_b_proj.weight", np.zeros((12, 5))),
+                       ("kv_a_layernorm.weight", np.full(8, NAN)),
+                       ("kv_b_proj.weight", np.zeros((3, 3))),
+                       ("kv_a_proj_with_mqa.weight", None)]),
+                   dict(MLA_Q, qk_nope_head_dim=0, qk_rope_head_dim=0),
+                   {k: v for k, v in MLA_Q.items() if k != "kv_b_proj.weight"},
+                   {k: v for k, v in MLA_Q.items() if k != "n_heads"}],
+        "absorbed": BAD_BOOL, "base": BAD_BASE,
+        "layout": [*BAD_LAYOUT, "concat"],
+        "rope": [*BAD_LAYOUT, "Decoupled", "rotary"]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1682,6 +1834,8 @@ BASE_CALL = {
     "mla_params": {"rng": 0, "d_model": 16, "n_heads": 2, "kv_lora_rank": 8,
                    "qk_nope_head_dim": 4, "qk_rope_head_dim": 2,
                    "v_head_dim": 3, "q_lora_rank": 6},
+    "mla_attention_logits": {"x": MLA_X, "positions": [0.0, 2.5, 7.0],
+                             "params": MLA_Q, "absorbed": True},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1845,6 +1999,11 @@ OVERFLOW = [
                     "long_factor": [1e-3],
                     "original_max_position_embeddings": 4},
         "cached_length": 2, "length": 10}, "key_positions"),
+    ("mla_attention_logits", {"x": MLA_X * 1e200, "positions": 3,
+                              "params": MLA}, "x"),
+    # the latent's RMSNorm would divide by inf: scores of 0, not refused
+    ("mla_attention_logits", {"x": MLA_X * 1e160, "positions": 3,
+                              "params": MLA, "rope": "none"}, "x"),
 ]
 
 
@@ -1952,6 +2111,10 @@ HUGE = [
                     "kv_lora_rank": 2**13, "qk_nope_head_dim": 4,
                     "qk_rope_head_dim": 2, "v_head_dim": 3,
                     "q_lora_rank": 2**13}),
+    ("mla_attention_logits", {"x": _view((2**14, 16)), "positions": 2**14,
+                              "params": MLA}),
+    ("mla_attention_logits", {"x": _view((2**28, 16)), "positions": 2**28,
+                              "params": MLA}),
 ]
 
 
