@@ -608,7 +608,7 @@ def ref_rope_base_lower_bound(length, head_dim):
     return math.exp(hi)
 
 
-# ---- chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
+# chapter 11 (RoBERTa, StreamingLLM, MLA, sinks, stale keys)
 
 
 def ref_roberta_position_ids(input_ids, padding_idx=1,
