@@ -3183,6 +3183,16 @@ def _check_bytes_per_value(value):
                        what="a finite number > 0 (2 for bfloat16)")
 
 
+def _check_id(name, value):
+    # a position id: an integer that leaves int64 room for the positions
+    # counted from it
+    if not _is_int(value) or abs(int(value)) > 2**62:
+        raise ValueError(
+            f"{name} must be an integer with |{name}| <= 2**62, got "
+            f"{value!r}")
+    return int(value)
+
+
 def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
                    n_kv_heads=None, kv_lora_rank=None, qk_rope_head_dim=None,
                    tokens=1, bytes_per_value=2):
@@ -3270,6 +3280,9 @@ def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
                 raise ValueError(
                     f"{name} must be None for kind 'mla' (MLA caches one "
                     f"latent per token), got {value!r}")
+        for name, value in (("n_heads", n_heads), ("head_dim", head_dim)):
+            if value is not None:  # not needed, but not junk either
+                _check_int(name, value, 1)
         if kv_lora_rank is None or qk_rope_head_dim is None:
             raise ValueError(
                 "kind 'mla' needs kv_lora_rank and qk_rope_head_dim")
@@ -3285,7 +3298,8 @@ def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
             raise ValueError(f"kind {kind!r} needs head_dim")
         head_dim = _check_int("head_dim", head_dim, 1)
         if kind == "mqa":
-            if n_kv_heads not in (None, 1) or isinstance(n_kv_heads, bool):
+            if n_kv_heads is not None and (not _is_int(n_kv_heads)
+                                           or n_kv_heads != 1):
                 raise ValueError(
                     f"n_kv_heads must be 1 or None for kind 'mqa', got "
                     f"{n_kv_heads!r}")
@@ -3297,7 +3311,8 @@ def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
                 raise ValueError(f"kind {kind!r} needs n_heads")
             n_heads = _check_int("n_heads", n_heads, 1)
             if kind == "mha":
-                if n_kv_heads is not None and n_kv_heads != n_heads:
+                if n_kv_heads is not None and (not _is_int(n_kv_heads)
+                                               or n_kv_heads != n_heads):
                     raise ValueError(
                         f"n_kv_heads must be None or n_heads ({n_heads}) "
                         f"for kind 'mha', got {n_kv_heads!r}")
@@ -3312,6 +3327,14 @@ def kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
                         f"{groups}")
         values = 2 * groups * head_dim * n_layers
     total = values * tokens
+    # Python ints do not overflow; a result beyond int64 (8 EiB) is refused
+    # rather than returned as an unbounded int or a float inf
+    if total > 2**63 - 1 or total > (2**63 - 1) / bpv:
+        raise ValueError(
+            f"the sizes (n_layers, n_heads, n_kv_heads, head_dim, "
+            f"kv_lora_rank, qk_rope_head_dim, tokens) give {total} cached "
+            f"values, times bytes_per_value = {bytes_per_value!r}: more "
+            "than 2**63 - 1 bytes")
     return total * int(bytes_per_value) if exact else total * bpv
 
 
@@ -3365,12 +3388,12 @@ def position_ids_from_attention_mask(attention_mask, *, fill_value=0):
     except (TypeError, ValueError) as err:
         raise ValueError(f"attention_mask must be {what} ({err})") from None
     if a.dtype == bool:
-        a = a.astype(np.int64)
+        a = a.view(np.uint8)  # no copy: _integer_array checks the size first
     a = _integer_array("attention_mask", a, what)
     if a.ndim not in (1, 2) or not np.isin(a, (0, 1)).all():
         raise ValueError(f"attention_mask must be {what}, got shape "
                          f"{a.shape} with values {np.unique(a)[:5].tolist()}")
-    fill_value = _check_int("fill_value", fill_value, -2**62, "an integer")
+    fill_value = _check_id("fill_value", fill_value)
     pos = np.cumsum(a, axis=-1) - 1
     pos[a == 0] = fill_value
     return pos
@@ -3384,7 +3407,9 @@ def _check_lengths(lengths):
     if arr.ndim != 1 or arr.size == 0 or (arr <= 0).any():
         raise ValueError(f"lengths must be {what}, got "
                          f"{np.asarray(lengths).tolist()!r}")
-    _check_size(int(arr.sum()))
+    # summed in float64 (exact below 2**53): an int64 sum of lengths up to
+    # 2**53 each can wrap around and pass the check
+    _check_size(int(arr.sum(dtype=np.float64)))
     return arr
 
 
@@ -3417,7 +3442,7 @@ def packed_position_ids(lengths, *, start=0):
     array([0, 1, 2, 0, 1, 0, 1, 2, 3])
     """
     lengths = _check_lengths(lengths)
-    start = _check_int("start", start, -2**62, "an integer")
+    start = _check_id("start", start)
     ends = np.cumsum(lengths)
     offsets = np.repeat(ends - lengths, lengths)
     return np.arange(ends[-1], dtype=np.int64) - offsets + start

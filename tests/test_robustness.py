@@ -784,6 +784,98 @@ def ref_mla_attention_logits(x, positions, params, absorbed=False,
                 S[h, m, ell] = (first + second) / math.sqrt(nope + dr)
     return S
 
+# chapter 11 (kv cache, padding, packing, layouts)
+
+
+def ref_kv_cache_bytes(kind, *, n_layers, n_heads=None, head_dim=None,
+                       n_kv_heads=None, kv_lora_rank=None,
+                       qk_rope_head_dim=None, tokens=1, bytes_per_value=2):
+    # DeepSeek-V2's Table 1: values cached per token and layer
+    if kind == "mla":
+        per_layer = int(kv_lora_rank) + int(qk_rope_head_dim)
+    else:
+        heads = {"mha": n_heads, "gqa": n_kv_heads, "mqa": 1}[kind]
+        per_layer = 2 * int(heads) * int(head_dim)
+    values = 0
+    for _ in range(int(tokens)):
+        for _ in range(int(n_layers)):
+            values += per_layer
+    if isinstance(bytes_per_value, (int, np.integer)):
+        return values * int(bytes_per_value)
+    return float(values) * float(bytes_per_value)
+
+
+def _ref_rows(a):
+    """The rows of a (n,) or (batch, n) array, as lists."""
+    return [r.tolist() for r in a] if a.ndim == 2 else [a.tolist()]
+
+
+def ref_position_ids_from_attention_mask(attention_mask, *, fill_value=0):
+    a = np.asarray(attention_mask)
+    out = []
+    for row in _ref_rows(a):
+        seen, ids = 0, []
+        for alpha in row:
+            if int(alpha) == 1:
+                seen += 1
+                ids.append(seen - 1)
+            else:
+                ids.append(int(fill_value))
+        out.append(ids)
+    return np.array(out, dtype=np.int64).reshape(a.shape)
+
+
+def ref_packed_position_ids(lengths, *, start=0):
+    return np.array([int(start) + k for n in np.asarray(lengths).tolist()
+                     for k in range(int(n))], dtype=np.int64)
+
+
+def ref_packed_sequence_indices(position_ids):
+    a = np.asarray(position_ids)
+    out = []
+    for row in _ref_rows(a):
+        s, ids = 0, []
+        for j, p in enumerate(row):
+            if j > 0 and int(p) - int(row[j - 1]) != 1:
+                s += 1
+            ids.append(s)
+        out.append(ids)
+    return np.array(out, dtype=np.int64).reshape(a.shape)
+
+
+def ref_packed_attention_mask(lengths, *, causal=True):
+    doc = [k for k, n in enumerate(np.asarray(lengths).tolist())
+           for _ in range(int(n))]
+    n = len(doc)
+    return np.array([[doc[m] == doc[el] and (el <= m or not causal)
+                      for el in range(n)] for m in range(n)],
+                    dtype=bool).reshape(n, n)
+
+
+def _ref_half_order(d):
+    return list(range(0, d, 2)) + list(range(1, d, 2))
+
+
+def ref_permute_rotary_half(w, n_heads):
+    w = np.asarray(w, dtype=np.float64)
+    d = w.shape[0] // int(n_heads)
+    out = np.zeros(w.shape)
+    for h in range(int(n_heads)):
+        for j, pj in enumerate(_ref_half_order(d)):
+            out[h * d + j] = w[h * d + pj]
+    return out
+
+
+def ref_unpermute_rotary_half(w, n_heads):
+    w = np.asarray(w, dtype=np.float64)
+    d = w.shape[0] // int(n_heads)
+    out = np.zeros(w.shape)
+    for h in range(int(n_heads)):
+        for j, pj in enumerate(_ref_half_order(d)):
+            out[h * d + pj] = w[h * d + j]
+    return out
+
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1333,6 +1425,101 @@ MLA_Q = _mla_weights(1, **MLA_SIZES, q_lora_rank=6)
 MLA_X = np.random.default_rng(2).normal(size=(3, 16))
 
 
+# ---- chapter 11 (kv cache, padding, packing, layouts)
+
+
+@st.composite
+def kv_kw(draw):
+    kind = draw(st.sampled_from(["mha", "gqa", "mqa", "mla"]))
+    kw = {"kind": kind, "n_layers": draw(ints(1, 100))}
+    if draw(st.booleans()):
+        kw["tokens"] = draw(st.one_of(ints(0, 40), ints(0, 10**7)))
+    if draw(st.booleans()):
+        kw["bytes_per_value"] = draw(st.one_of(
+            ints(1, 4), st.sampled_from([0.5, 2.0, np.float32(0.5), 1]),
+            reals(1e-3, 8.0).filter(lambda v: v > 0)))
+    if kind == "mla":
+        kw["kv_lora_rank"] = draw(ints(1, 1024))
+        kw["qk_rope_head_dim"] = draw(ints(0, 128))
+        for name in ("n_heads", "head_dim"):  # not used, may be given
+            if draw(st.booleans()):
+                kw[name] = draw(ints(1, 64))
+        return kw
+    kw["head_dim"] = draw(ints(1, 256))
+    if kind == "gqa":
+        kw["n_kv_heads"] = draw(ints(1, 8))
+        kw["n_heads"] = type(kw["n_kv_heads"])(
+            int(kw["n_kv_heads"]) * draw(st.integers(1, 8)))
+    elif kind == "mha":
+        kw["n_heads"] = draw(ints(1, 64))
+        if draw(st.booleans()):
+            kw["n_kv_heads"] = np.int64(kw["n_heads"])
+    else:
+        if draw(st.booleans()):
+            kw["n_heads"] = draw(ints(1, 64))
+        if draw(st.booleans()):
+            kw["n_kv_heads"] = draw(ints(1, 1))
+    return kw
+
+
+def zero_one_masks():
+    @st.composite
+    def draw_mask(draw):
+        batch = draw(st.one_of(st.none(), st.integers(1, 3)))
+        n = draw(st.integers(0, 6))
+        size = n if batch is None else batch * n
+        a = np.asarray(draw(st.lists(st.integers(0, 1), min_size=size,
+                                     max_size=size)), dtype=np.int64)
+        a = a.reshape(n) if batch is None else a.reshape(batch, n)
+        return draw(st.sampled_from([a, a.astype(bool), a.astype(float),
+                                     a.astype(np.int8), a.tolist()]))
+
+    return draw_mask()
+
+
+ids_62 = st.one_of(ints(-5, 5), st.sampled_from([2**62, -(2**62)]))
+
+
+def lengths_strategy():
+    return st.lists(st.integers(1, 5), min_size=1, max_size=5).flatmap(
+        lambda v: st.sampled_from([v, tuple(v), np.asarray(v),
+                                   np.asarray(v, dtype=float),
+                                   np.asarray(v, dtype=np.int32)]))
+
+
+@st.composite
+def packed_ids_kw(draw):
+    batch = draw(st.one_of(st.none(), st.integers(1, 3)))
+    n = draw(st.integers(1, 8))
+    rows = []
+    for _ in range(1 if batch is None else batch):
+        first = draw(st.one_of(st.integers(-3, 10),
+                               st.sampled_from([2**53 - 16, 30 - 2**53])))
+        steps = draw(st.lists(st.sampled_from([1, 1, 1, 0, 2, -4, -1]),
+                              min_size=n - 1, max_size=n - 1))
+        row = [first]
+        for step in steps:
+            row.append(row[-1] + step)
+        rows.append(row)
+    a = np.asarray(rows, dtype=np.int64)
+    a = a.reshape(n) if batch is None else a
+    forms = [a, a.tolist()] + (
+        [a.astype(float)] if np.abs(a).max() < 2**50 else [])
+    return {"position_ids": draw(st.sampled_from(forms))}
+
+
+@st.composite
+def rotary_rows_kw(draw):
+    n_heads, d = draw(ints(1, 3)), int(draw(evens(2, 8)))
+    rows = int(n_heads) * d
+    cols = draw(st.one_of(st.none(), st.integers(0, 3)))
+    w = draw(matrix(rows, 1 if cols is None else cols, 10.0))
+    w = w.reshape(rows) if cols is None else w
+    forms = [w, w.astype(np.float32), np.round(w).astype(np.int64)] + (
+        [w.tolist()] if w.size else [])
+    return {"w": draw(st.sampled_from(forms)), "n_heads": n_heads}
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1391,6 +1578,20 @@ VALID = {
     "rope_stale_key_angles": stale_kw(),
     "mla_params": mla_params_kw(),
     "mla_attention_logits": mla_logits_kw(),
+    # chapter 11 (kv cache, padding, packing, layouts)
+    "kv_cache_bytes": kv_kw(),
+    "position_ids_from_attention_mask": st.fixed_dictionaries(
+        {"attention_mask": zero_one_masks()},
+        optional={"fill_value": ids_62}),
+    "packed_position_ids": st.fixed_dictionaries(
+        {"lengths": lengths_strategy()}, optional={"start": ids_62}),
+    "packed_sequence_indices": packed_ids_kw(),
+    "packed_attention_mask": st.fixed_dictionaries(
+        {"lengths": lengths_strategy()},
+        optional={"causal": st.sampled_from([True, False, np.True_,
+                                             np.False_])}),
+    "permute_rotary_half": rotary_rows_kw(),
+    "unpermute_rotary_half": rotary_rows_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1443,7 +1644,10 @@ def test_valid_input_matches_loop_reference(name):
                 continue
             assert isinstance(g, (np.ndarray, np.generic))
             assert g.shape == np.shape(w)
-            if np.issubdtype(np.asarray(w).dtype, np.integer):
+            if np.asarray(w).dtype == bool:  # a mask
+                assert g.dtype == bool
+                np.testing.assert_array_equal(g, w)
+            elif np.issubdtype(np.asarray(w).dtype, np.integer):
                 assert g.dtype == np.int64
                 np.testing.assert_array_equal(g, w)
             else:
@@ -1562,6 +1766,19 @@ BAD_COORDS = [None, "abc", 1.0, NAN, [1.0, 2.0], [[1.0, 2.0, 3.0]],
 BAD_FREQUENCIES = ["x", 1.0, [-1.0] * 2, [NAN] * 2, [INF] * 2,
                    [[1.0, 1.0]], [1.0] * 3, [1.0], [True, False], [1j, 1j],
                    {}]
+
+
+# chapter 11 (kv cache, padding, packing, layouts)
+BAD_LENGTHS = [None, "abc", b"3", 3, np.int64(3), 2.5, [], [0], [-1], [2, 0],
+               [1.5], [NAN], [INF], [True], [[1, 2]], [[1], [1, 2]], {},
+               object(), np.zeros(0), np.array(3), [1j], ["a"],
+               np.array([1, None])]
+BAD_ID = [None, "0", b"0", 1.0, 0.5, NAN, INF, True, [0], np.float64(1),
+          2**62 + 1, -(2**62) - 1, 10**30]
+BAD_ROWS = [None, "abc", 1.0, NAN, [NAN] * 8, [[INF, 1.0, 1.0]] * 8,
+            [True] * 8, ["a"] * 8, [1j] * 8, [[1], [1, 2]], {}, object(),
+            np.zeros(0), np.zeros((0, 3)), np.zeros(5), np.zeros((6, 3)),
+            np.zeros((2, 2, 2)), np.zeros((2, 4, 3))]
 
 
 BAD = {
@@ -1762,6 +1979,39 @@ BAD = {
         "absorbed": BAD_BOOL, "base": BAD_BASE,
         "layout": [*BAD_LAYOUT, "concat"],
         "rope": [*BAD_LAYOUT, "Decoupled", "rotary"]},
+    # chapter 11 (kv cache, padding, packing, layouts)
+    "kv_cache_bytes": {
+        "kind": [*BAD_LAYOUT, "GQA", "mha ", "mhla"],
+        "n_layers": [*BAD_COUNT, 0],
+        # (any number of heads, 10**30 too, shares n_kv_heads groups)
+        "n_heads": [*BAD_COUNT[:-1], 0, 7, np.float64(8)],
+        "head_dim": [*BAD_COUNT, 0],
+        "n_kv_heads": [*BAD_COUNT, 0, 3, 16, np.array([2, 2])],
+        # None is the base call's (gqa) value; any other is refused there
+        "kv_lora_rank": [*BAD_COUNT[1:], 0, 512],
+        "qk_rope_head_dim": [*BAD_COUNT[1:], 64],
+        "tokens": BAD_COUNT,
+        "bytes_per_value": [*BAD_REAL, 0, 0.0, -1, -0.5, 1e308]},
+    "position_ids_from_attention_mask": {
+        "attention_mask": [None, "abc", b"1", 1, True, np.array(1), [2],
+                           [-1], [0.5], [NAN], [INF], [1j], ["1"],
+                           [[1], [1, 0]], [[[1]]], np.zeros((2, 2, 2)),
+                           {}, object(), np.array([1, None])],
+        "fill_value": BAD_ID},
+    "packed_position_ids": {"lengths": BAD_LENGTHS, "start": BAD_ID},
+    "packed_sequence_indices": {
+        "position_ids": [None, "abc", b"1", 1, 1.0, NAN, [], [[]],
+                         np.zeros((2, 0)), [1.5], [NAN], [INF], [True],
+                         [1j], ["a"], [[1], [1, 2]], [2.0**60],
+                         np.zeros((2, 2, 2)), {}, object(),
+                         np.array([1, None])]},
+    "packed_attention_mask": {
+        "lengths": BAD_LENGTHS,
+        "causal": [*BAD_BOOL, 0, 1, np.int64(1), "True"]},
+    "permute_rotary_half": {"w": BAD_ROWS,
+                            "n_heads": [*BAD_COUNT, 0, 3, 8]},
+    "unpermute_rotary_half": {"w": BAD_ROWS,
+                              "n_heads": [*BAD_COUNT, 0, 3, 8]},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -1836,6 +2086,20 @@ BASE_CALL = {
                    "v_head_dim": 3, "q_lora_rank": 6},
     "mla_attention_logits": {"x": MLA_X, "positions": [0.0, 2.5, 7.0],
                              "params": MLA_Q, "absorbed": True},
+    # chapter 11 (kv cache, padding, packing, layouts)
+    "kv_cache_bytes": {"kind": "gqa", "n_layers": 2, "n_heads": 8,
+                       "head_dim": 4, "n_kv_heads": 2, "tokens": 3},
+    "position_ids_from_attention_mask": {"attention_mask": [[0, 1, 1],
+                                                            [1, 1, 1]],
+                                         "fill_value": 1},
+    "packed_position_ids": {"lengths": [3, 2], "start": 1},
+    "packed_sequence_indices": {"position_ids": [[0, 1, 2, 0],
+                                                 [5, 6, 0, 1]]},
+    "packed_attention_mask": {"lengths": [2, 1], "causal": False},
+    "permute_rotary_half": {"w": np.arange(24.0).reshape(8, 3),
+                            "n_heads": 2},
+    "unpermute_rotary_half": {"w": np.arange(24.0).reshape(8, 3),
+                              "n_heads": 2},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -1937,7 +2201,7 @@ def test_junk_raises_only_value_error(name):
             if g is None:
                 continue
             g = np.asarray(g)
-            assert g.dtype in (np.float64, np.int64)
+            assert g.dtype in (np.float64, np.int64, np.bool_)
             assert np.all(np.isfinite(g))
 
     check()
@@ -2004,6 +2268,15 @@ OVERFLOW = [
     # the latent's RMSNorm would divide by inf: scores of 0, not refused
     ("mla_attention_logits", {"x": MLA_X * 1e160, "positions": 3,
                               "params": MLA, "rope": "none"}, "x"),
+    # chapter 11 (kv cache, padding, packing, layouts)
+    ("kv_cache_bytes", {"kind": "mqa", "n_layers": 10**20,
+                        "head_dim": 10**20, "bytes_per_value": 0.5},
+     "n_layers"),
+    ("kv_cache_bytes", {"kind": "mla", "n_layers": 1, "kv_lora_rank": 1,
+                        "qk_rope_head_dim": 0, "bytes_per_value": 1e308},
+     "bytes_per_value"),
+    ("kv_cache_bytes", {"kind": "mha", "n_layers": 2**31, "n_heads": 2**31,
+                        "head_dim": 2**31}, "head_dim"),
 ]
 
 
@@ -2115,12 +2388,30 @@ HUGE = [
                               "params": MLA}),
     ("mla_attention_logits", {"x": _view((2**28, 16)), "positions": 2**28,
                               "params": MLA}),
+    # chapter 11 (kv cache, padding, packing, layouts)
+    ("position_ids_from_attention_mask",
+     {"attention_mask": np.broadcast_to(np.True_, (2**28,))}),
+    ("position_ids_from_attention_mask",
+     {"attention_mask": np.broadcast_to(np.int8(1), (2**15, 2**14))}),
+    ("packed_position_ids", {"lengths": [2**27, 1]}),
+    # an int64 sum of these wraps around to a small number
+    ("packed_position_ids", {"lengths": [2**53] * 2048}),
+    ("packed_position_ids", {"lengths": np.broadcast_to(np.int64(1),
+                                                        (2**28,))}),
+    ("packed_sequence_indices", {"position_ids": _view((2**28,))}),
+    ("packed_sequence_indices", {"position_ids": _view((2**14, 2**14 + 1))}),
+    ("packed_attention_mask", {"lengths": [2**14, 2**14]}),
+    ("packed_attention_mask", {"lengths": [2**53] * 2048}),
+    ("permute_rotary_half", {"w": _view((2**28, 1)), "n_heads": 1}),
+    ("unpermute_rotary_half", {"w": _view((2**28,)), "n_heads": 2}),
 ]
 
 
 def test_every_function_with_a_size_is_checked_for_huge_sizes():
     no_size = {"yarn_attention_scale", "sample_coordinate_augmentation",
-               "rope_attention_factor"}
+               "rope_attention_factor",
+               # chapter 11 (kv cache, padding, packing, layouts)
+               "kv_cache_bytes"}
     assert {name for name, _ in HUGE} | no_size == set(pc.__all__)
 
 
