@@ -427,7 +427,7 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0,
     >>> sinusoidal_encoding([1], 4, layout="concat").round(4)
     array([[0.8415, 0.01  , 0.5403, 1.    ]])
     """
-    if layout not in _LAYOUTS:
+    if not isinstance(layout, str) or layout not in _LAYOUTS:
         raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
     d_model = _check_d("d_model", d_model)
     pos = _positions(positions)
@@ -628,7 +628,7 @@ def self_attention(x, w_q, w_k, w_v, *, bias=None, causal=False):
         )
     if mats["w_q"].shape[1] == 0:
         raise ValueError("w_q and w_k must have at least one column")
-    if causal not in (True, False):
+    if isinstance(causal, np.ndarray) or causal not in (True, False):
         raise ValueError(f"causal must be True or False, got {causal!r}")
     _check_size(n, n)
     _check_size(n, max(mats["w_q"].shape[1], mats["w_v"].shape[1]))
@@ -764,7 +764,7 @@ def _rope_arguments(x, positions, base, layout, frequencies):
             "x must be an array (..., n, d) with an even last axis d > 0, "
             f"got shape {x.shape}"
         )
-    if layout not in _ROPE_LAYOUTS:
+    if not isinstance(layout, str) or layout not in _ROPE_LAYOUTS:
         raise ValueError(
             f"layout must be one of {_ROPE_LAYOUTS}, got {layout!r}"
         )
@@ -1240,7 +1240,8 @@ def partial_rope_frequencies(head_dim, fraction, *, base=10000.0,
         raise ValueError(f"fraction must be a finite number in [0, 1], "
                          f"got {fraction!r}")
     base = _check_base(base)
-    if convention not in _PARTIAL_CONVENTIONS:
+    if not isinstance(convention, str) or (
+            convention not in _PARTIAL_CONVENTIONS):
         raise ValueError(f"convention must be one of {_PARTIAL_CONVENTIONS}, "
                          f"got {convention!r}")
     _check_size(head_dim // 2)
@@ -1757,7 +1758,8 @@ def t5_relative_position_bucket(relative_position, *, bidirectional=True,
     [17, 0]
     """
     rel, lo, hi = _t5_relative_positions(relative_position)
-    if bidirectional not in (True, False):
+    if isinstance(bidirectional, np.ndarray) or (
+            bidirectional not in (True, False)):
         raise ValueError(
             f"bidirectional must be True or False, got {bidirectional!r}")
     smallest = 4 if bidirectional else 2

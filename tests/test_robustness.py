@@ -1672,7 +1672,7 @@ BAD_BASE = [*NOT_A_NUMBER, 1, 1.0, 0.99, 0, -10, np.float32(1.0), 10**400]
 BAD_REAL = [None, "1", 1j, [1.0], {}, NAN, INF, -INF, True, np.array(1.0)]
 BAD_COUNT = [None, "3", 1j, [3], NAN, INF, -1, 2.5, 3.0, True, -(10**30),
              10**30]
-BAD_BOOL = [None, "yes", 0.5, 2, -1, [True], NAN]
+BAD_BOOL = [None, "yes", 0.5, 2, -1, [True], NAN, np.array([True, False])]
 BAD_POSITIONS = [None, "abc", b"1", 2.5, NAN, -1, 10**30, [[0.0, 1.0]],
                  [NAN], [INF, 0.0], [-INF], [True, False], ["a"], [1j],
                  [[1], [1, 2]], {}, {1: 2}, object(), np.array(3.0),
@@ -1680,7 +1680,8 @@ BAD_POSITIONS = [None, "abc", b"1", 2.5, NAN, -1, 10**30, [[0.0, 1.0]],
 BAD_ARRAY = [None, "abc", 1.0, NAN, [[NAN, 0.0]], [[INF, 1.0]],
              [[True, False]], [["a", "b"]], [[1j, 0]], [[1], [1, 2]], {},
              object(), np.zeros(0)]
-BAD_LAYOUT = [None, "", "Interleaved", "half ", 0, b"half", ["half"]]
+BAD_LAYOUT = [None, "", "Interleaved", "half ", 0, b"half", ["half"],
+              np.array(["half", "concat"])]
 BAD_SCALING = [
     "linear", 2.0, ["linear"], {}, {"type": "foo", "factor": 2},
     {"type": "linear"}, {"type": "linear", "factor": 0.5},
@@ -1826,6 +1827,7 @@ BAD = {
         "head_dim": BAD_EVEN, "fraction": [*BAD_REAL, -0.1, 1.5, 2, -1e-300],
         "base": BAD_BASE,
         "convention": [None, "", "Spread", "half", "p-rope", 0, b"spread",
+                       np.array(["spread", "proportional"]),
                        ["spread"]]},
     "rope_supported_length": {
         "base": BAD_BASE, "head_dim": BAD_EVEN,
