@@ -117,6 +117,8 @@ __all__ = [
     "mrope_position_ids",
     "mrope_pair_axes",
     "mrope_angles",
+    # chapter 10: a model's layers
+    "position_layout",
     # chapter 11
     "kv_cache_bytes",
     "position_ids_from_attention_mask",
@@ -885,7 +887,11 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None):
         ``high_freq_factor`` and :math:`\rho_i = L/\lambda_i`,
         :math:`\omega_i' = (1-\gamma_i)\,\omega_i/s + \gamma_i\,\omega_i`
         with :math:`\gamma_i = (\rho_i - \beta_{\mathrm{slow}})
-        /(\beta_{\mathrm{fast}}-\beta_{\mathrm{slow}})`.
+        /(\beta_{\mathrm{fast}}-\beta_{\mathrm{slow}})`. With
+        ``high_freq_factor == low_freq_factor`` (Llama 4 Scout: both 1)
+        there is no ramp: wavelengths longer than ``L/low_freq_factor``
+        are divided by ``s``, the others kept (transformers' formula gives
+        the same, and 0/0 = NaN for a wavelength exactly equal to it).
     ``"longrope"``, LongRoPE ([Ding2024]_, Phi-3), as transformers'
         ``_compute_longrope_parameters``: a searched stretch
         :math:`\kappa_i` per pair, :math:`\omega_i' = \omega_i/\kappa_i`,
@@ -1030,6 +1036,8 @@ def _scaled(kind, p, theta, i, dim, base):
     low_f, high_f = p["low_freq_factor"], p["high_freq_factor"]
     wavelen = 2 * np.pi / theta
     out = np.where(wavelen > L / low_f, theta / s, theta)
+    if high_f == low_f:  # Llama 4: a step at L / low_f, no ramp
+        return out
     mu = (L / wavelen - low_f) / (high_f - low_f)
     smooth = (1 - mu) * out / s + mu * out
     medium = (wavelen >= L / high_f) & (wavelen <= L / low_f)
@@ -1072,9 +1080,9 @@ def _scaling_params(scaling):
         raise ValueError(
             f"scaling['factor'] must be >= 1, got {p['factor']!r}"
         )
-    if kind == "llama3" and not p["high_freq_factor"] > p["low_freq_factor"]:
+    if kind == "llama3" and not p["high_freq_factor"] >= p["low_freq_factor"]:
         raise ValueError(
-            "scaling['high_freq_factor'] must be greater than "
+            "scaling['high_freq_factor'] must be at least "
             f"scaling['low_freq_factor'], got {p['high_freq_factor']} and "
             f"{p['low_freq_factor']}"
         )
@@ -3167,6 +3175,361 @@ def mrope_angles(position_ids, head_dim, mrope_section, *, base=10000.0,
     with np.errstate(over="ignore", invalid="ignore"):
         angles = pos[axes].T * omega
     return _finite_angles(angles, "position_ids times frequencies")
+
+
+# ---- chapter 10: a model's position layout, layer by layer
+
+_ATTENTION_OF_LAYER_TYPE = {"full_attention": "full",
+                            "sliding_attention": "sliding",
+                            "chunked_attention": "chunked"}
+_LLAMA4_TYPES = ("llama4", "llama4_text")
+
+
+def _config_get(config, key, default=None):
+    value = config.get(key, default)
+    return default if value is None else value
+
+
+def _config_int(config, key, minimum, default=None):
+    value = _config_get(config, key, default)
+    if value is None or not _is_int(value) or value < minimum:
+        raise ValueError(f"config[{key!r}] must be an int >= {minimum}, "
+                         f"got {config.get(key)!r}")
+    return int(value)
+
+
+def _layout_layer_types(config, n, rope_layer):
+    """'full' | 'sliding' | 'chunked' for each layer."""
+    types = config.get("layer_types")
+    if types is not None:
+        if (not isinstance(types, (list, tuple)) or len(types) != n):
+            raise ValueError(
+                f"config['layer_types'] must be a list of {n} layer types "
+                f"(one per layer) from {sorted(_ATTENTION_OF_LAYER_TYPE)}, "
+                f"got {types!r}")
+        out = []
+        for i, t in enumerate(types):
+            if not isinstance(t, str) or t not in _ATTENTION_OF_LAYER_TYPE:
+                raise ValueError(
+                    f"config['layer_types'][{i}] must be one of "
+                    f"{sorted(_ATTENTION_OF_LAYER_TYPE)}, got {t!r}")
+            out.append(_ATTENTION_OF_LAYER_TYPE[t])
+        return out
+    window = config.get("sliding_window")
+    pattern = config.get("sliding_window_pattern")
+    if config.get("attention_chunk_size") is not None and any(rope_layer):
+        # Llama 4: the RoPE layers attend in chunks, the NoPE layers to all
+        return ["chunked" if r else "full" for r in rope_layer]
+    if window is None or config.get("use_sliding_window") is False:
+        return ["full"] * n
+    if pattern is not None:  # Gemma 3, Cohere 2: every pattern-th is full
+        p = _config_int(config, "sliding_window_pattern", 1)
+        return ["sliding" if (i + 1) % p else "full" for i in range(n)]
+    if config.get("max_window_layers") is not None:  # Qwen2
+        first = _config_int(config, "max_window_layers", 0)
+        return ["sliding" if i >= first else "full" for i in range(n)]
+    return ["sliding"] * n  # Mistral: one window for every layer
+
+
+def _layout_rope_layers(config, n):
+    """True for each layer that rotates (no_rope_layers: 1 = RoPE)."""
+    flags = config.get("no_rope_layers")
+    interval = config.get("no_rope_layer_interval")
+    if not flags:  # None or [] : transformers builds it from the interval
+        if interval is None and config.get("model_type") not in (
+                _LLAMA4_TYPES + ("smollm3",)):
+            return [True] * n
+        k = _config_int(config, "no_rope_layer_interval", 1, default=4)
+        return [(i + 1) % k != 0 for i in range(n)]
+    if not isinstance(flags, (list, tuple)) or len(flags) != n:
+        raise ValueError(
+            f"config['no_rope_layers'] must be a list of {n} flags (1 = the "
+            f"layer uses RoPE, 0 = no position), got {flags!r}")
+    out = []
+    for i, v in enumerate(flags):
+        if isinstance(v, (bool, np.bool_)) or (_is_int(v) and v in (0, 1)):
+            out.append(bool(v))
+        else:
+            raise ValueError(f"config['no_rope_layers'][{i}] must be 0 or 1, "
+                             f"got {v!r}")
+    return out
+
+
+def _layout_uses_alibi(config):
+    pet = config.get("position_embedding_type")
+    if pet is not None and pet not in ("alibi", "rope", "rotary"):
+        raise ValueError(
+            "config['position_embedding_type'] must be 'alibi', 'rope' or "
+            f"'rotary' (position_layout covers RoPE, NoPE and ALiBi), got "
+            f"{pet!r}")
+    attn = config.get("attn_config")
+    return bool(pet == "alibi" or config.get("alibi") is True
+                or config.get("use_alibi") is True
+                or config.get("model_type") == "bloom"
+                or (isinstance(attn, dict) and attn.get("alibi") is True))
+
+
+def _layout_rope_parameters(config, layer_type):
+    """The rope parameters of one layer type, as a new dict with
+    rope_theta, and the config key they came from."""
+    rp = config.get("rope_parameters")
+    if rp is not None:
+        if not isinstance(rp, dict):
+            raise ValueError(f"config['rope_parameters'] must be a dict, "
+                             f"got {rp!r}")
+        if any(k in _ATTENTION_OF_LAYER_TYPE for k in rp):
+            params = rp.get(layer_type)
+            key = f"rope_parameters[{layer_type!r}]"
+            if not isinstance(params, dict):
+                raise ValueError(f"config[{key!r}] must be a dict (the layer "
+                                 f"type is in layer_types), got {params!r}")
+        else:
+            params, key = rp, "rope_parameters"
+        params = dict(params)
+        params.setdefault("rope_theta", _config_get(config, "rope_theta",
+                                                    10000.0))
+        return params, key
+    # transformers' legacy keys: rope_theta and rope_scaling; Gemma 3's
+    # sliding layers use rope_local_base_freq and no scaling
+    if (layer_type == "sliding_attention"
+            and config.get("rope_local_base_freq") is not None):
+        return ({"rope_type": "default",
+                 "rope_theta": config["rope_local_base_freq"]},
+                "rope_local_base_freq")
+    scaling = config.get("rope_scaling")
+    if scaling is not None and not isinstance(scaling, dict):
+        raise ValueError(f"config['rope_scaling'] must be a dict or None, "
+                         f"got {scaling!r}")
+    params = dict(scaling or {})
+    params.setdefault("rope_theta", _config_get(config, "rope_theta",
+                                                10000.0))
+    return params, "rope_scaling"
+
+
+def _layout_scaling(config, params, key):
+    """The scaling dict for rope_frequencies from one layer's parameters."""
+    kind = params.get("rope_type", params.get("type", "default"))
+    if kind not in _SCALING_KEYS:
+        raise ValueError(f"config[{key!r}]['rope_type'] must be one of "
+                         f"{tuple(_SCALING_KEYS)}, got {kind!r}")
+    f = params.get("partial_rotary_factor")
+    if f is None:
+        f = _config_get(config, "partial_rotary_factor",
+                        _config_get(config, "rotary_pct", 1.0))
+    scaling = {"type": kind, "partial_rotary_factor": f}
+    for k in _SCALING_KEYS[kind]:
+        if k != "partial_rotary_factor" and params.get(k) is not None:
+            scaling[k] = params[k]
+    top = ("original_max_position_embeddings", "max_position_embeddings")
+    if kind in ("yarn", "llama3", "longrope"):
+        L = config.get("original_max_position_embeddings",
+                       config.get("max_position_embeddings"))
+        if "original_max_position_embeddings" not in scaling and L:
+            scaling["original_max_position_embeddings"] = L
+    if kind in ("dynamic", "longrope") and config.get(top[1]) is not None:
+        scaling.setdefault("max_position_embeddings", config[top[1]])
+    if (kind == "yarn" and "factor" not in scaling
+            and config.get(top[1]) and scaling.get(top[0])):
+        scaling["factor"] = config[top[1]] / scaling[top[0]]
+    return scaling
+
+
+def position_layout(config):
+    r"""Where a model puts positions, layer by layer, from its config.
+
+    Reads a transformers-style config (the keys of a Hugging Face
+    ``config.json``) and tells, for each layer, how it sees positions:
+    RoPE with which frequencies ([Su2021]_, scaled as
+    :func:`rope_frequencies`), no position at all (NoPE, [Kazemnejad2023]_)
+    or ALiBi slopes ([Press2022]_); and over which keys it attends: all of
+    them, a sliding window, or a chunk.
+
+    The rules are transformers' (``configuration_*.py`` and
+    ``modeling_rope_utils.py`` of version 5.24):
+
+    * the head width :math:`d` is ``qk_rope_head_dim`` (DeepSeek's MLA,
+      [DeepSeekV2]_), else ``head_dim``, else ``hidden_size //
+      num_attention_heads``; Gemma 4's full-attention layers take
+      ``global_head_dim`` (or ``per_layer_config[i]["head_dim"]``);
+    * ``layer_types`` (``"full_attention"``, ``"sliding_attention"``,
+      ``"chunked_attention"``) give the attention of each layer, with
+      ``sliding_window`` and ``attention_chunk_size``; without it,
+      ``attention_chunk_size`` makes the RoPE layers chunked (Llama 4,
+      [Llama4]_), ``sliding_window_pattern`` :math:`p` makes every
+      :math:`p`-th layer full and the others sliding (Gemma 3,
+      [Gemma3]_), ``max_window_layers`` :math:`k` makes the layers from
+      :math:`k` on sliding (Qwen2, if ``use_sliding_window``), and a lone
+      ``sliding_window`` makes every layer sliding (Mistral);
+    * ``no_rope_layers[i]`` is 1 where layer :math:`i` rotates and 0 where
+      it is NoPE (Llama 4, SmolLM3 [SmolLM3]_); without it,
+      ``no_rope_layer_interval`` :math:`k` (default 4 for Llama 4 and
+      SmolLM3) makes every :math:`k`-th layer NoPE. Llama 4's NoPE layers
+      scale their queries by :func:`nope_attention_temperature` when
+      ``attn_temperature_tuning`` (default on there), with ``floor_scale``
+      and ``attn_scale``;
+    * ``rope_parameters`` (``rope_theta``, ``rope_type`` and the keys of
+      :func:`rope_frequencies`), keyed by layer type when the types differ
+      (Gemma 3 and 4); or the older ``rope_theta`` (default 10000) with
+      ``rope_scaling``, and Gemma 3's ``rope_local_base_freq`` for the
+      sliding layers; ``partial_rotary_factor`` (or GPT-NeoX's
+      ``rotary_pct``) inside or beside them; ``original_max_position_
+      embeddings`` and ``max_position_embeddings`` beside them fill the
+      scaling keys that need them, as transformers does; keys that
+      position_layout does not use (``mrope_section``, ...) are ignored;
+    * ALiBi for every layer if ``alibi`` (Falcon), ``use_alibi``,
+      ``attn_config["alibi"]`` (MPT) is true, ``position_embedding_type``
+      is ``"alibi"``, or ``model_type`` is ``"bloom"``.
+
+    Parameters
+    ----------
+    config : dict
+        Needs ``num_hidden_layers`` and the head width (above).
+
+    Returns
+    -------
+    layers : list of dict
+        One dict per layer, with the keys
+
+        ``layer`` (its index), ``kind`` (``"rope"``, ``"nope"`` or
+        ``"alibi"``), ``attention`` (``"full"``, ``"sliding"`` or
+        ``"chunked"``), ``window`` (``sliding_window`` for a sliding layer,
+        else None), ``chunk`` (``attention_chunk_size`` for a chunked
+        layer, else None), ``head_dim`` :math:`d`, ``rotated_pairs`` (0
+        unless RoPE), and for RoPE layers (None otherwise): ``base``,
+        ``fraction`` (the partial rotary factor), ``convention``
+        (``"spread"`` or ``"proportional"``, as
+        :func:`partial_rope_frequencies`), ``scaling`` (the dict given to
+        :func:`rope_frequencies`), ``rope_parameters`` (the layer's
+        parameters as read), ``inverse_frequencies`` (:math:`d/2` floats),
+        ``long_inverse_frequencies`` (LongRoPE's beyond the original
+        length, else None) and ``attention_factor``
+        (:func:`rope_attention_factor`); ``temperature`` (``{"floor_scale":
+        F, "attn_scale": a}`` for Llama 4's NoPE layers, else None);
+        ``alibi_slopes`` (:func:`alibi_slopes` of ``num_attention_heads``
+        for ALiBi layers, else None).
+
+    Examples
+    --------
+    >>> layers = position_layout({"num_hidden_layers": 4, "head_dim": 8,
+    ...     "rope_theta": 100.0, "no_rope_layers": [1, 1, 1, 0],
+    ...     "attention_chunk_size": 8192})
+    >>> [(x["kind"], x["attention"], x["chunk"]) for x in layers]
+    [('rope', 'chunked', 8192), ('rope', 'chunked', 8192), ('rope', 'chunked', 8192), ('nope', 'full', None)]
+    >>> layers[0]["inverse_frequencies"]
+    array([1.        , 0.31622777, 0.1       , 0.03162278])
+    """
+    if not isinstance(config, dict):
+        raise ValueError(f"config must be a dict (the keys of a Hugging Face "
+                         f"config.json), got {type(config).__name__}")
+    n = _config_int(config, "num_hidden_layers", 1)
+    if "qk_rope_head_dim" in config and config["qk_rope_head_dim"]:
+        dim_key = "qk_rope_head_dim"
+        d = config[dim_key]
+    elif config.get("head_dim"):
+        dim_key, d = "head_dim", config["head_dim"]
+    else:
+        dim_key = "hidden_size"
+        hidden = _config_int(config, "hidden_size", 1)
+        heads = _config_int(config, "num_attention_heads", 1)
+        if hidden % heads:
+            raise ValueError(
+                "config['hidden_size'] must be a multiple of "
+                "config['num_attention_heads'] when head_dim is not given, "
+                f"got {hidden} and {heads}")
+        d = hidden // heads
+    if not _is_int(d) or d < 2 or d % 2:
+        raise ValueError(f"config[{dim_key!r}] must give a positive even "
+                         f"head width, got {d!r}")
+    _check_size(n, d // 2)
+    alibi = _layout_uses_alibi(config)
+    rope_layer = [False] * n if alibi else _layout_rope_layers(config, n)
+    attention = _layout_layer_types(config, n, rope_layer)
+    slopes = None
+    if alibi:
+        slopes = alibi_slopes(_config_int(config, "num_attention_heads", 1))
+    tuning = config.get("attn_temperature_tuning",
+                        config.get("model_type") in _LLAMA4_TYPES)
+    temperature = None
+    if tuning:
+        temperature = {"floor_scale": _config_get(config, "floor_scale", 8192),
+                       "attn_scale": _config_get(config, "attn_scale", 0.1)}
+        for key in temperature:
+            try:
+                nope_attention_temperature(1, **temperature)
+            except ValueError as err:
+                raise ValueError(f"config[{key!r}]: {err}") from err
+    overrides = config.get("per_layer_config") or {}
+    cache = {}
+    layers = []
+    for i in range(n):
+        ltype = {"full": "full_attention", "sliding": "sliding_attention",
+                 "chunked": "chunked_attention"}[attention[i]]
+        head = d
+        over = overrides.get(i, overrides.get(str(i))) if isinstance(
+            overrides, dict) else None
+        if isinstance(over, dict) and over.get("head_dim"):
+            head, dim_key_i = over["head_dim"], f"per_layer_config[{i}]"
+        elif ltype == "full_attention" and config.get("global_head_dim"):
+            head, dim_key_i = config["global_head_dim"], "global_head_dim"
+        else:
+            dim_key_i = dim_key
+        if not _is_int(head) or head < 2 or head % 2:
+            raise ValueError(f"config[{dim_key_i!r}] must give a positive "
+                             f"even head width, got {head!r}")
+        layer = {"layer": i, "kind": "rope", "attention": attention[i],
+                 "window": None, "chunk": None, "head_dim": int(head),
+                 "rotated_pairs": 0, "base": None, "fraction": None,
+                 "convention": None, "scaling": None,
+                 "rope_parameters": None, "inverse_frequencies": None,
+                 "long_inverse_frequencies": None, "attention_factor": None,
+                 "temperature": None, "alibi_slopes": None}
+        if attention[i] == "sliding":
+            layer["window"] = _config_int(config, "sliding_window", 1)
+        elif attention[i] == "chunked":
+            layer["chunk"] = _config_int(config, "attention_chunk_size", 1)
+        if alibi:
+            layer["kind"] = "alibi"
+            layer["alibi_slopes"] = slopes.copy()
+        elif not rope_layer[i]:
+            layer["kind"] = "nope"
+            if temperature is not None:
+                layer["temperature"] = dict(temperature)
+        else:
+            if (ltype, head) not in cache:
+                cache[ltype, head] = _layout_rope(config, ltype, int(head))
+            for k, v in cache[ltype, head].items():
+                layer[k] = v.copy() if hasattr(v, "copy") else v
+        layers.append(layer)
+    return layers
+
+
+def _layout_rope(config, layer_type, head):
+    params, key = _layout_rope_parameters(config, layer_type)
+    scaling = _layout_scaling(config, params, key)
+    base = params["rope_theta"]
+    try:
+        base = _check_base(base)
+    except ValueError as err:
+        raise ValueError(f"config[{key!r}]['rope_theta']: {err}") from err
+    try:
+        omega = rope_frequencies(head, base=base, scaling=scaling)
+        factor = rope_attention_factor(scaling)
+        long = None
+        if scaling["type"] == "longrope":
+            long = rope_frequencies(head, base=base, scaling=dict(
+                scaling,
+                seq_len=scaling["original_max_position_embeddings"] + 1))
+    except ValueError as err:
+        raise ValueError(f"config[{key!r}]: {err}") from err
+    f = float(scaling["partial_rotary_factor"])
+    proportional = scaling["type"] == "proportional"
+    pairs = (int(f * head // 2) if proportional
+             else (int(head * f) + 1) // 2)
+    return {"rotated_pairs": pairs, "base": base, "fraction": f,
+            "convention": "proportional" if proportional else "spread",
+            "scaling": scaling, "rope_parameters": params,
+            "inverse_frequencies": omega, "long_inverse_frequencies": long,
+            "attention_factor": factor}
 
 
 # ---- chapter 11: positions at inference

@@ -548,8 +548,8 @@ BAD_CALLS = [
      "scaling", "original_max_position_embeddings"),
     (lambda: pc.rope_frequencies(8, scaling={
         "type": "llama3", "factor": 2, "original_max_position_embeddings": 64,
-        "low_freq_factor": 4, "high_freq_factor": 4}), "high_freq_factor",
-     "greater"),
+        "low_freq_factor": 4, "high_freq_factor": 2}), "high_freq_factor",
+     "at least"),
     (lambda: pc.rope_frequencies(2, scaling={"type": "ntk", "factor": 2}),
      "head_dim", "at least 4"),
     (lambda: pc.yarn_attention_scale(0.5), "factor", ">= 1"),
