@@ -3317,8 +3317,9 @@ def _layout_scaling(config, params, key):
         f = _config_get(config, "partial_rotary_factor",
                         _config_get(config, "rotary_pct", 1.0))
     scaling = {"type": kind, "partial_rotary_factor": f}
-    for k in _SCALING_KEYS[kind]:
-        if k != "partial_rotary_factor" and params.get(k) is not None:
+    for k in _SCALING_KEYS[kind]:  # the length of a forward pass aside
+        if (k not in ("partial_rotary_factor", "seq_len")
+                and params.get(k) is not None):
             scaling[k] = params[k]
     top = ("original_max_position_embeddings", "max_position_embeddings")
     if kind in ("yarn", "llama3", "longrope"):
@@ -3413,8 +3414,10 @@ def position_layout(config):
     >>> layers = position_layout({"num_hidden_layers": 4, "head_dim": 8,
     ...     "rope_theta": 100.0, "no_rope_layers": [1, 1, 1, 0],
     ...     "attention_chunk_size": 8192})
-    >>> [(x["kind"], x["attention"], x["chunk"]) for x in layers]
-    [('rope', 'chunked', 8192), ('rope', 'chunked', 8192), ('rope', 'chunked', 8192), ('nope', 'full', None)]
+    >>> [(x["kind"], x["attention"]) for x in layers]
+    [('rope', 'chunked'), ('rope', 'chunked'), ('rope', 'chunked'), ('nope', 'full')]
+    >>> layers[3]["temperature"] is None, layers[0]["chunk"]
+    (True, 8192)
     >>> layers[0]["inverse_frequencies"]
     array([1.        , 0.31622777, 0.1       , 0.03162278])
     """

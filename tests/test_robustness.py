@@ -876,6 +876,107 @@ def ref_unpermute_rotary_half(w, n_heads):
     return out
 
 
+# ---- chapter 10: a model's layers (position_layout)
+
+_LAYOUT_WORDS = ("rope", "nope", "alibi", "full", "sliding", "chunked",
+                 "spread", "proportional")
+_LAYOUT_NUMBERS = ("layer", "head_dim", "rotated_pairs", "window", "chunk",
+                   "base", "fraction", "attention_factor",
+                   "inverse_frequencies", "long_inverse_frequencies",
+                   "alibi_slopes")
+
+
+def _layout_parts(result):
+    """position_layout's list of dicts as a tuple of arrays (words as
+    int64 codes, None as an empty array), for the generic comparisons."""
+    if not (isinstance(result, list) and result
+            and isinstance(result[0], dict)):
+        return result
+    parts = []
+    for layer in result:
+        words = [layer["kind"], layer["attention"], layer["convention"]]
+        parts.append(np.array([-1 if w is None else _LAYOUT_WORDS.index(w)
+                               for w in words], dtype=np.int64))
+        for key in _LAYOUT_NUMBERS:
+            v = layer[key]
+            parts.append(np.zeros(0) if v is None
+                         else np.atleast_1d(np.asarray(v, dtype=np.float64)))
+        t = layer["temperature"]
+        parts.append(np.zeros(0) if t is None else np.array(
+            [_f(t["floor_scale"]), _f(t["attn_scale"])]))
+    return tuple(parts)
+
+
+def ref_position_layout(config):
+    """The docstring's rules for the keys VALID draws: layer_types,
+    no_rope_layers or no_rope_layer_interval, attention_chunk_size,
+    sliding_window, rope_theta, rope_scaling, partial_rotary_factor,
+    Llama 4's temperature keys, alibi."""
+    n = int(config["num_hidden_layers"])
+    d = config.get("head_dim") or (int(config["hidden_size"])
+                                   // int(config["num_attention_heads"]))
+    d = int(d)
+    alibi = config.get("alibi") is True
+    flags = config.get("no_rope_layers")
+    if flags is None and config.get("no_rope_layer_interval") is not None:
+        k = int(config["no_rope_layer_interval"])
+        flags = [int((i + 1) % k != 0) for i in range(n)]
+    if flags is None or alibi:
+        flags = [0 if alibi else 1] * n
+    names = {"full_attention": "full", "sliding_attention": "sliding",
+             "chunked_attention": "chunked"}
+    if config.get("layer_types") is not None:
+        attention = [names[t] for t in config["layer_types"]]
+    elif config.get("attention_chunk_size") is not None and any(flags):
+        attention = ["chunked" if f else "full" for f in flags]
+    else:
+        attention = ["full"] * n
+    tuning = config.get("attn_temperature_tuning", False)
+    base = _f(config.get("rope_theta", 10000.0))
+    p = dict(config.get("rope_scaling") or {})
+    kind = p.pop("rope_type", p.pop("type", "default"))
+    f = p.pop("partial_rotary_factor",
+              config.get("partial_rotary_factor", 1.0))
+    p.pop("seq_len", None)
+    scaling = {"type": kind, "partial_rotary_factor": f, **p}
+    out = []
+    for i in range(n):
+        layer = {"layer": i, "kind": "rope" if flags[i] else "nope",
+                 "attention": attention[i], "head_dim": d, "window": None,
+                 "chunk": None, "rotated_pairs": 0, "base": None,
+                 "fraction": None, "convention": None,
+                 "attention_factor": None, "inverse_frequencies": None,
+                 "long_inverse_frequencies": None, "temperature": None,
+                 "alibi_slopes": None}
+        if attention[i] == "sliding":
+            layer["window"] = int(config["sliding_window"])
+        if attention[i] == "chunked":
+            layer["chunk"] = int(config["attention_chunk_size"])
+        if alibi:
+            layer["kind"] = "alibi"
+            layer["alibi_slopes"] = ref_alibi_slopes(
+                config["num_attention_heads"])
+        elif not flags[i]:
+            if tuning:
+                layer["temperature"] = {
+                    "floor_scale": config.get("floor_scale", 8192),
+                    "attn_scale": config.get("attn_scale", 0.1)}
+        else:
+            prop = kind == "proportional"
+            layer.update(
+                base=base, fraction=_f(f),
+                convention="proportional" if prop else "spread",
+                rotated_pairs=(int(_f(f) * d // 2) if prop
+                               else (int(d * _f(f)) + 1) // 2),
+                inverse_frequencies=ref_rope_frequencies(d, base, scaling),
+                attention_factor=ref_rope_attention_factor(scaling))
+            if kind == "longrope":
+                L = _f(scaling["original_max_position_embeddings"])
+                layer["long_inverse_frequencies"] = ref_rope_frequencies(
+                    d, base, dict(scaling, seq_len=L + 1))
+        out.append(layer)
+    return out
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -1520,6 +1621,50 @@ def rotary_rows_kw(draw):
     return {"w": draw(st.sampled_from(forms)), "n_heads": n_heads}
 
 
+@st.composite
+def position_layout_kw(draw):
+    """A config: heads by head_dim or hidden_size / num_attention_heads,
+    RoPE with a scaling as rope_frequencies', NoPE layers by list or
+    interval, layer types or Llama 4's chunks, or ALiBi."""
+    n = draw(st.integers(1, 6))
+    heads = draw(st.integers(1, 4))
+    d = draw(evens(2, 16))
+    config = {"num_hidden_layers": draw(st.sampled_from([n, np.int64(n)]))}
+    if draw(st.booleans()):
+        config["head_dim"] = d
+    else:
+        config.update(hidden_size=int(d) * heads, num_attention_heads=heads)
+    if draw(st.booleans()):
+        config["rope_theta"] = draw(bases)
+    scaling = draw(st.one_of(st.none(), scaling_dicts(int(d))))
+    if scaling is not None:
+        config["rope_scaling"] = scaling
+    if draw(st.booleans()):
+        config["alibi"] = True
+        config["num_attention_heads"] = heads
+        return {"config": config}
+    nope = draw(st.sampled_from(["none", "list", "interval"]))
+    if nope == "list":
+        config["no_rope_layers"] = draw(st.lists(
+            st.sampled_from([0, 1, True, False]), min_size=n, max_size=n))
+    elif nope == "interval":
+        config["no_rope_layer_interval"] = draw(ints(1, 4))
+    if nope != "none" and draw(st.booleans()):
+        config["attn_temperature_tuning"] = True
+        if draw(st.booleans()):
+            config["floor_scale"] = draw(reals(1.0, 1e5))
+            config["attn_scale"] = draw(reals(0.0, 1.0))
+    if draw(st.booleans()):
+        config["layer_types"] = draw(st.lists(st.sampled_from(
+            ["full_attention", "sliding_attention", "chunked_attention"]),
+            min_size=n, max_size=n))
+        config["sliding_window"] = draw(ints(1, 10**6))
+        config["attention_chunk_size"] = draw(ints(1, 10**6))
+    elif draw(st.booleans()):
+        config["attention_chunk_size"] = draw(ints(1, 10**6))
+    return {"config": config}
+
+
 VALID = {
     "frequencies": frequencies_kw(),
     "wavelengths": frequencies_kw(),
@@ -1592,6 +1737,8 @@ VALID = {
                                              np.False_])}),
     "permute_rotary_half": rotary_rows_kw(),
     "unpermute_rotary_half": rotary_rows_kw(),
+    # chapter 10: a model's layers
+    "position_layout": position_layout_kw(),
 }
 
 # Absolute tolerance against the reference: trigonometric results at
@@ -1617,7 +1764,10 @@ def _call(name, kw):
 
 def _parts(got, want=None):
     """A result as a tuple of parts: a dict's values (mla_params), after
-    checking its keys are the reference's, in the same order."""
+    checking its keys are the reference's, in the same order; a list of
+    layer dicts (position_layout) as :func:`_layout_parts` gives it."""
+    if isinstance(got, list):  # position_layout's layers
+        return _layout_parts(got)
     if isinstance(got, dict):
         if want is not None:
             assert list(got) == list(want)
@@ -1780,6 +1930,38 @@ BAD_ROWS = [None, "abc", 1.0, NAN, [NAN] * 8, [[INF, 1.0, 1.0]] * 8,
             [True] * 8, ["a"] * 8, [1j] * 8, [[1], [1, 2]], {}, object(),
             np.zeros(0), np.zeros((0, 3)), np.zeros(5), np.zeros((6, 3)),
             np.zeros((2, 2, 2)), np.zeros((2, 4, 3))]
+_LAYOUT_BASE = {"num_hidden_layers": 4, "head_dim": 8,
+                "no_rope_layers": [1, 1, 1, 0],
+                "layer_types": ["sliding_attention", "full_attention",
+                                "chunked_attention", "full_attention"],
+                "sliding_window": 16, "attention_chunk_size": 32}
+BAD_LAYOUT_CONFIG = [None, "config", 3, [("num_hidden_layers", 2)],
+                     object()] + [{**_LAYOUT_BASE, **change} for change in (
+    {"num_hidden_layers": 0}, {"num_hidden_layers": 2.5},
+    {"num_hidden_layers": None}, {"num_hidden_layers": 3},  # lists of 4
+    {"head_dim": 7}, {"head_dim": "8"}, {"head_dim": -2},
+    {"head_dim": None, "hidden_size": 10, "num_attention_heads": 3},
+    {"head_dim": None, "hidden_size": 8},
+    {"rope_theta": 1.0}, {"rope_theta": NAN}, {"rope_theta": "1e4"},
+    {"rope_scaling": "linear"}, {"rope_scaling": {"type": "linear"}},
+    {"rope_scaling": {"type": "quadratic", "factor": 2}},
+    {"rope_scaling": {"type": "linear", "factor": 0.5}},
+    {"rope_parameters": [10000.0]},
+    {"rope_parameters": {"full_attention": {"rope_theta": 1e4}}},
+    {"partial_rotary_factor": 1.5},
+    {"no_rope_layers": [1, 1, 2, 0]}, {"no_rope_layers": [1, 1]},
+    {"no_rope_layers": "1110"}, {"no_rope_layers": [1, 1, 0.5, 0]},
+    {"no_rope_layers": None, "no_rope_layer_interval": 0},
+    {"layer_types": ["full_attention"] * 3},
+    {"layer_types": ["linear_attention"] * 4}, {"layer_types": "full"},
+    {"sliding_window": 0}, {"sliding_window": None},
+    {"attention_chunk_size": 1.5},
+    {"position_embedding_type": "absolute"},
+    {"alibi": True, "num_attention_heads": 0},
+    {"attn_temperature_tuning": True, "floor_scale": 0},
+    {"attn_temperature_tuning": True, "attn_scale": -1.0},
+    {"global_head_dim": 5},
+)]
 
 
 BAD = {
@@ -2014,6 +2196,9 @@ BAD = {
                             "n_heads": [*BAD_COUNT, 0, 3, 8]},
     "unpermute_rotary_half": {"w": BAD_ROWS,
                               "n_heads": [*BAD_COUNT, 0, 3, 8]},
+    # chapter 10: a model's layers; each bad config is the base call's
+    # with one key changed
+    "position_layout": {"config": BAD_LAYOUT_CONFIG},
 }
 
 # One valid call per function that the bad values are put into; chosen so
@@ -2102,6 +2287,8 @@ BASE_CALL = {
                             "n_heads": 2},
     "unpermute_rotary_half": {"w": np.arange(24.0).reshape(8, 3),
                               "n_heads": 2},
+    # chapter 10: a model's layers
+    "position_layout": {"config": _LAYOUT_BASE},
 }
 
 CASES = [(name, param, i) for name in sorted(BAD)
@@ -2406,6 +2593,11 @@ HUGE = [
     ("packed_attention_mask", {"lengths": [2**53] * 2048}),
     ("permute_rotary_half", {"w": _view((2**28, 1)), "n_heads": 1}),
     ("unpermute_rotary_half", {"w": _view((2**28,)), "n_heads": 2}),
+    # chapter 10: a model's layers
+    ("position_layout", {"config": {"num_hidden_layers": 2**20,
+                                    "head_dim": 2**10}}),
+    ("position_layout", {"config": {"num_hidden_layers": 10**30,
+                                    "head_dim": 8}}),
 ]
 
 
