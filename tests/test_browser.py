@@ -1345,6 +1345,9 @@ def _grid_cases():
          2048, "beta_fast": 16.0, "beta_slow": 2.0},
         {"type": "llama3", "factor": 8.0, "low_freq_factor": 2.0,
          "high_freq_factor": 8.0, "original_max_position_embeddings": 8192},
+        # Llama 4 Scout: low == high, a step without a ramp
+        {"type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+         "high_freq_factor": 1.0, "original_max_position_embeddings": 8192},
         {"rope_type": "linear", "factor": 3.0}]
     for head_dim in (4, 8, 64, 128, 256):
         for base in (10000.0, 500000.0):

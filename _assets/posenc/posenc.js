@@ -554,13 +554,14 @@
       });
     }
     var lowF = p.low_freq_factor, highF = p.high_freq_factor;
-    if (!(highF > lowF)) {
-      throw ValueError("scaling['high_freq_factor'] must be greater than " +
+    if (!(highF >= lowF)) {
+      throw ValueError("scaling['high_freq_factor'] must be at least " +
         "scaling['low_freq_factor']");
     }
     return theta.map(function (t) {
       var wavelen = 2 * Math.PI / t;
       var out = wavelen > L / lowF ? t / s : t;
+      if (highF === lowF) return out;  // Llama 4: a step, no ramp
       var mu = (L / wavelen - lowF) / (highF - lowF);
       var smooth = (1 - mu) * out / s + mu * out;
       var medium = wavelen >= L / highF && wavelen <= L / lowF;
