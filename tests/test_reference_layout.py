@@ -14,11 +14,13 @@ import numpy as np
 import pytest
 import torch
 import transformers
+from test_ch10_configs import hf_layers
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.bloom import modeling_bloom
 from transformers.models.falcon import modeling_falcon
 
 import posenc_core as pc
+from posenc_plots import ch10_models
 
 TINY = {"hidden_size": 64, "intermediate_size": 64, "num_attention_heads": 2,
         "num_key_value_heads": 1, "vocab_size": 32064, "pad_token_id": 0}
@@ -311,3 +313,29 @@ def test_falcon_and_bloom_alibi(heads):
                                        rtol=rtol)
     falcon = transformers.FalconConfig(**raws["falcon"])
     assert falcon.alibi and not falcon.rotary
+
+
+# The real configs of chapter 10's table (results of hub config.json files,
+# each with its sources in references.bib), read as transformers reads them:
+# test_ch10_configs.hf_layers builds the configuration class and its rotary
+# module and lists (has position, window or chunk, inverse frequencies).
+MODELS = ch10_models.load_models()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m["id"] for m in MODELS])
+def test_the_chapter_10_configs_layer_by_layer(model):
+    got = pc.position_layout(model["config"])
+    ref = hf_layers(model)
+    assert len(got) == len(ref) == model["config"].get(
+        "num_hidden_layers", len(ref))
+    for layer, (has_position, window, inv) in zip(got, ref, strict=True):
+        i = layer["layer"]
+        assert (layer["kind"] == "rope") == has_position, i
+        size = layer["window"] if layer["chunk"] is None else layer["chunk"]
+        assert size == window, i
+        if has_position:
+            omega = layer["inverse_frequencies"]
+            np.testing.assert_allclose(omega[:inv.size], inv, rtol=2e-6,
+                                       atol=0)
+            np.testing.assert_array_equal(omega[inv.size:], 0.0)
+            assert layer["rotated_pairs"] == np.count_nonzero(inv), i
