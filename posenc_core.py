@@ -71,6 +71,14 @@ References
    arXiv:2508.10925, 2025.
 .. [Miller2023] E. Miller, "Attention Is Off By One", blog post,
    evanmiller.org/attention-is-off-by-one.html, 2023.
+.. [Kazemnejad2023] A. Kazemnejad et al., "The Impact of Positional
+   Encoding on Length Generalization in Transformers", NeurIPS 2023.
+.. [Llama4] Meta AI, "The Llama 4 Herd", Meta AI blog, 2025.
+.. [Gemma3] Gemma Team, "Gemma 3 Technical Report", arXiv:2503.19786, 2025.
+.. [SmolLM3] E. Bakouch et al., "SmolLM3: Smol, Multilingual, Long-Context
+   Reasoner", Hugging Face blog, 2025.
+.. [Cohere2025] Cohere, "Command A: An Enterprise-Ready Large Language
+   Model", 2025.
 """
 
 import functools
@@ -3364,7 +3372,10 @@ def position_layout(config):
     * ``no_rope_layers[i]`` is 1 where layer :math:`i` rotates and 0 where
       it is NoPE (Llama 4, SmolLM3 [SmolLM3]_); without it,
       ``no_rope_layer_interval`` :math:`k` (default 4 for Llama 4 and
-      SmolLM3) makes every :math:`k`-th layer NoPE. Llama 4's NoPE layers
+      SmolLM3) makes every :math:`k`-th layer NoPE; ``model_type``
+      ``"cohere2"`` (Command R7B, Command A [Cohere2025]_) has NoPE in
+      every full-attention layer, as ``Cohere2Attention`` rotates only
+      where it has a sliding window. Llama 4's NoPE layers
       scale their queries by :func:`nope_attention_temperature` when
       ``attn_temperature_tuning`` (default on there), with ``floor_scale``
       and ``attn_scale``;
@@ -3447,6 +3458,9 @@ def position_layout(config):
     alibi = _layout_uses_alibi(config)
     rope_layer = [False] * n if alibi else _layout_rope_layers(config, n)
     attention = _layout_layer_types(config, n, rope_layer)
+    if config.get("model_type") == "cohere2" and not alibi:
+        # Cohere2Attention rotates in its sliding layers only
+        rope_layer = [a == "sliding" for a in attention]
     slopes = None
     if alibi:
         slopes = alibi_slopes(_config_int(config, "num_attention_heads", 1))

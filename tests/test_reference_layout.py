@@ -8,6 +8,14 @@ raw keys of a config.json) with what the transformers model does: its
 rotary module's inverse frequencies and attention scaling (float32, so to
 2e-6 relative), which layers rotate (``self_attn.use_rope``), the layer
 types and windows, and ALiBi slopes from ``build_alibi_tensor``.
+
+Sources (references.bib): wolf2020transformers (the configuration and
+modeling files of transformers 5.24), grattafiori2024llama3,
+meta2025llama4, gemmateam2025gemma3, yang2025qwen3, yang2024qwen2,
+jiang2023mistral, deepseekai2024v3, openai2025gptoss, bakouch2025smollm3,
+abdin2024phi3, cohere2025commanda, glm2024chatglm, almazrouei2023falcon,
+bigscience2022bloom; the real configs of chapter 10's table carry their
+own sources (tests/test_ch10_configs.py).
 """
 
 import numpy as np
@@ -44,6 +52,14 @@ def _rotary(model, layer_type):
     return rot.inv_freq, rot.attention_scaling
 
 
+def _uses_rope(attn):
+    """Does this attention module rotate? Llama 4 and SmolLM3 say so in
+    ``use_rope``; Cohere2Attention rotates where it has a window."""
+    if type(attn).__name__ == "Cohere2Attention":
+        return attn.sliding_window is not None
+    return bool(getattr(attn, "use_rope", True))
+
+
 def _check(config, model, layers=None):
     """Every layer of position_layout(config.to_dict()) against the model."""
     got = pc.position_layout(config.to_dict()) if layers is None else layers
@@ -59,8 +75,7 @@ def _check(config, model, layers=None):
                          getattr(config, "sliding_window", None))
         if window is not None or layer["attention"] == "sliding":
             assert layer["window"] == window == config.sliding_window, i
-        uses_rope = getattr(attn, "use_rope", True)
-        assert (layer["kind"] == "rope") == bool(uses_rope), i
+        assert (layer["kind"] == "rope") == _uses_rope(attn), i
         if hasattr(attn, "head_dim") and layer["kind"] == "rope":
             assert layer["head_dim"] == attn.head_dim, i
         if layer["kind"] != "rope":
@@ -282,6 +297,9 @@ def test_cohere2_sliding_pattern():
     got = _check(config, model)
     assert [x["attention"] for x in got] == ["sliding"] * 3 + ["full"] + [
         "sliding"] * 3 + ["full"]
+    # the full layers are NoPE (Cohere2Attention rotates in sliding ones)
+    assert [x["kind"] for x in got] == ["rope"] * 3 + ["nope"] + [
+        "rope"] * 3 + ["nope"]
 
 
 def test_glm_partial_rotation():
