@@ -77,6 +77,8 @@ References
 .. [Gemma3] Gemma Team, "Gemma 3 Technical Report", arXiv:2503.19786, 2025.
 .. [SmolLM3] E. Bakouch et al., "SmolLM3: Smol, Multilingual, Long-Context
    Reasoner", Hugging Face blog, 2025.
+.. [Baichuan2023] A. Yang et al., "Baichuan 2: Open Large-scale Language
+   Models", arXiv:2309.10305, 2023.
 .. [Cohere2025] Cohere, "Command A: An Enterprise-Ready Large Language
    Model", 2025.
 """
@@ -3270,6 +3272,15 @@ def _layout_uses_alibi(config):
             "config['position_embedding_type'] must be 'alibi', 'rope' or "
             f"'rotary' (position_layout covers RoPE, NoPE and ALiBi), got "
             f"{pet!r}")
+    if config.get("model_type") == "baichuan" and not any(
+            k in config for k in ("alibi", "use_alibi",
+                                  "position_embedding_type")):
+        # Baichuan 2's config.json is the same for both sizes; the model's
+        # own code decides ([Baichuan2023]_, Section 2.4)
+        raise ValueError(
+            "config['model_type'] 'baichuan' does not say where positions "
+            "are: Baichuan 2 7B uses RoPE and 13B ALiBi with the same keys; "
+            "add config['use_alibi'] (True for 13B, False for 7B)")
     attn = config.get("attn_config")
     return bool(pet == "alibi" or config.get("alibi") is True
                 or config.get("use_alibi") is True
@@ -3390,7 +3401,10 @@ def position_layout(config):
       position_layout does not use (``mrope_section``, ...) are ignored;
     * ALiBi for every layer if ``alibi`` (Falcon), ``use_alibi``,
       ``attn_config["alibi"]`` (MPT) is true, ``position_embedding_type``
-      is ``"alibi"``, or ``model_type`` is ``"bloom"``.
+      is ``"alibi"``, or ``model_type`` is ``"bloom"``. Baichuan 2's
+      config.json (``model_type: "baichuan"``) is the same for its 7B
+      (RoPE) and 13B (ALiBi) models ([Baichuan2023]_, Section 2.4): it
+      needs ``use_alibi``, else it is refused.
 
     Parameters
     ----------

@@ -138,7 +138,22 @@ BAD_KEYS = [
     ({"attn_temperature_tuning": True, "floor_scale": -1}, "floor_scale"),
     ({"global_head_dim": 3}, "global_head_dim"),
     ({"qk_rope_head_dim": 3}, "qk_rope_head_dim"),
+    # Baichuan 2's config.json says nothing of RoPE (7B) or ALiBi (13B)
+    ({"model_type": "baichuan"}, "use_alibi"),
 ]
+
+
+def test_baichuan_says_which_with_use_alibi():
+    # the keys of Baichuan2-13B-Chat's config.json, plus use_alibi
+    raw = {"model_type": "baichuan", "hidden_size": 5120,
+           "num_attention_heads": 40, "num_hidden_layers": 40,
+           "model_max_length": 4096}
+    layers = pc.position_layout({**raw, "use_alibi": True})
+    assert {x["kind"] for x in layers} == {"alibi"}
+    np.testing.assert_array_equal(layers[0]["alibi_slopes"],
+                                  pc.alibi_slopes(40))
+    seven = pc.position_layout({**raw, "use_alibi": False})
+    assert {x["kind"] for x in seven} == {"rope"}
 
 
 @pytest.mark.parametrize("change, key", BAD_KEYS,
