@@ -3305,8 +3305,7 @@ def _layout_rope_parameters(config, layer_type):
         else:
             params, key = rp, "rope_parameters"
         params = dict(params)
-        params.setdefault("rope_theta", _config_get(config, "rope_theta",
-                                                    10000.0))
+        params.setdefault("rope_theta", _layout_theta(config))
         return params, key
     # transformers' legacy keys: rope_theta and rope_scaling; Gemma 3's
     # sliding layers use rope_local_base_freq and no scaling
@@ -3320,9 +3319,14 @@ def _layout_rope_parameters(config, layer_type):
         raise ValueError(f"config['rope_scaling'] must be a dict or None, "
                          f"got {scaling!r}")
     params = dict(scaling or {})
-    params.setdefault("rope_theta", _config_get(config, "rope_theta",
-                                                10000.0))
+    params.setdefault("rope_theta", _layout_theta(config))
     return params, "rope_scaling"
+
+
+def _layout_theta(config):
+    """rope_theta, or GPT-NeoX's rotary_emb_base, or 10000."""
+    return _config_get(config, "rope_theta",
+                       _config_get(config, "rotary_emb_base", 10000.0))
 
 
 def _layout_scaling(config, params, key):
@@ -3393,7 +3397,8 @@ def position_layout(config):
     * ``rope_parameters`` (``rope_theta``, ``rope_type`` and the keys of
       :func:`rope_frequencies`), keyed by layer type when the types differ
       (Gemma 3 and 4); or the older ``rope_theta`` (default 10000) with
-      ``rope_scaling``, and Gemma 3's ``rope_local_base_freq`` for the
+      ``rope_scaling`` (GPT-NeoX: ``rotary_emb_base``), and Gemma 3's
+      ``rope_local_base_freq`` for the
       sliding layers; ``partial_rotary_factor`` (or GPT-NeoX's
       ``rotary_pct``) inside or beside them; ``original_max_position_
       embeddings`` and ``max_position_embeddings`` beside them fill the

@@ -66,7 +66,7 @@ def _check(config, model, layers=None):
     assert len(got) == config.num_hidden_layers == len(model.layers)
     types = getattr(config, "layer_types", None)
     for i, (layer, block) in enumerate(zip(got, model.layers, strict=True)):
-        attn = block.self_attn
+        attn = getattr(block, "self_attn", None) or block.attention  # NeoX
         assert layer["layer"] == i
         if types is not None:
             assert layer["attention"] == ATTENTION[types[i]], i
@@ -357,3 +357,13 @@ def test_the_chapter_10_configs_layer_by_layer(model):
                                        atol=0)
             np.testing.assert_array_equal(omega[inv.size:], 0.0)
             assert layer["rotated_pairs"] == np.count_nonzero(inv), i
+
+
+def test_gpt_neox_config_json_keys():
+    # Pythia's config.json: rotary_pct and rotary_emb_base, no rope_theta
+    raw = {"num_hidden_layers": 2, "hidden_size": 256,
+           "num_attention_heads": 2, "rotary_pct": 0.25,
+           "rotary_emb_base": 500.0}
+    config, model = _model("GPTNeoX", **raw)
+    got = _check(config, model, pc.position_layout(raw))
+    assert got[0]["base"] == 500.0 and got[0]["rotated_pairs"] == 16
