@@ -118,7 +118,7 @@ def plot_by_length(results, experiment="fraction", *, ax=None):
         style = _STYLE.get(row["convention"], "-") if \
             experiment == "fraction" and "-" in name else "-"
         color = f"C{k}"
-        for a, metric in zip(ax, ("loss", "passkey")):
+        for a, metric in zip(ax, ("loss", "passkey"), strict=True):
             lengths, values = seed_values(results, name, metric)
             line, = a.plot(lengths, values.mean(0), style, color=color,
                            marker="o", ms=3, label=LABELS[name])
@@ -126,7 +126,7 @@ def plot_by_length(results, experiment="fraction", *, ax=None):
                 a.plot(lengths, v, ".", color=color, ms=2, alpha=0.5)
         handles.append(line)
     for a, metric, title in zip(ax, ("loss", "passkey"),
-                                ("lm_title", "pk_title")):
+                                ("lm_title", "pk_title"), strict=True):
         a.set_xscale("log", base=2)
         a.set_xticks([L * j for j in (1, 2, 4, 8, 16)])
         a.set_xticklabels([f"{j}L" if j > 1 else "L" for j in

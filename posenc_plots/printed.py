@@ -556,4 +556,5 @@ _table("10_position_in_2026_models", {
 
 #: Label tables whose English labels may fill a cell of a printed Markdown
 #: table (the rows of chapter 8's tables are its methods' names).
-CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches", "ch09_vision:methods")
+CELL_TABLES = ("ch08_lab:methods", "ch08_lab:stretches", "ch09_vision:methods",
+               "ch10_lab:variants")
