@@ -3332,7 +3332,7 @@ def _layout_theta(config):
 def _layout_scaling(config, params, key):
     """The scaling dict for rope_frequencies from one layer's parameters."""
     kind = params.get("rope_type", params.get("type", "default"))
-    if kind not in _SCALING_KEYS:
+    if not isinstance(kind, str) or kind not in _SCALING_KEYS:
         raise ValueError(f"config[{key!r}]['rope_type'] must be one of "
                          f"{tuple(_SCALING_KEYS)}, got {kind!r}")
     f = params.get("partial_rotary_factor")
@@ -4664,7 +4664,7 @@ def rope_stale_key_angles(key_positions, head_dim, *, base=10000.0,
     head_dim = _check_d("head_dim", head_dim)
     _check_size(pos.size, head_dim // 2)
     kind = scaling.get("type", scaling.get("rope_type"))
-    if kind in ("longrope", "dynamic"):  # the two that follow the length
+    if isinstance(kind, str) and kind in ("longrope", "dynamic"):  # follow n
         then, now = (rope_frequencies(head_dim, base=base,
                                       scaling=dict(scaling, seq_len=n))
                      for n in (n0, n1))
